@@ -1,0 +1,66 @@
+#include "common/fs.hpp"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace kernelrl::common {
+
+namespace fs = std::filesystem;
+
+Expected<std::string> read_file(const fs::path& path, std::uint64_t max_bytes) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return make_error(path.string() + ": no such file");
+  if (fs::is_directory(path, ec)) return make_error(path.string() + ": is a directory, not a file");
+  auto size = fs::file_size(path, ec);
+  if (ec) return make_error(path.string() + ": cannot read size: " + ec.message());
+  if (size > max_bytes) {
+    return make_error(path.string() + ": file is " + std::to_string(size) + " bytes, over the limit of " +
+                      std::to_string(max_bytes));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error(path.string() + ": cannot open: " + std::strerror(errno));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Status write_file_atomic(const fs::path& path, const std::string& data) {
+  std::error_code ec;
+  if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
+  fs::path tmp = path;
+  tmp += ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return make_error(tmp.string() + ": cannot write: " + std::strerror(errno));
+    out.write(data.data(), static_cast<std::streamsize>(data.size()));
+    if (!out) return make_error(tmp.string() + ": write failed: " + std::strerror(errno));
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) return make_error(path.string() + ": cannot rename into place: " + ec.message());
+  return Ok{};
+}
+
+Expected<fs::path> make_temp_dir(const fs::path& parent, const std::string& prefix) {
+  std::error_code ec;
+  fs::create_directories(parent, ec);
+  if (ec) return make_error(parent.string() + ": cannot create directory: " + ec.message());
+  std::string pattern = (parent / (prefix + "XXXXXX")).string();
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    return make_error(parent.string() + ": cannot create a temporary directory: " + std::strerror(errno));
+  }
+  return fs::path(pattern);
+}
+
+fs::path cache_root() {
+  if (const char* d = std::getenv("KERNELRL_CACHE_DIR"); d && *d) return fs::path(d);
+  if (const char* d = std::getenv("XDG_CACHE_HOME"); d && *d) return fs::path(d) / "kernelrl";
+  if (const char* d = std::getenv("HOME"); d && *d) return fs::path(d) / ".cache" / "kernelrl";
+  return fs::temp_directory_path() / "kernelrl-cache";
+}
+
+}  // namespace kernelrl::common

@@ -1,0 +1,27 @@
+// Small file-system helpers with errors that name the path.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "common/expected.hpp"
+
+namespace kernelrl::common {
+
+// Reads a whole file; fails with a message naming `path` if it is missing, unreadable or larger
+// than max_bytes.
+Expected<std::string> read_file(const std::filesystem::path& path,
+                                std::uint64_t max_bytes = 64ull << 20);
+
+// Writes `data` to a temporary file beside `path` and renames it over `path` (atomic on POSIX).
+Status write_file_atomic(const std::filesystem::path& path, const std::string& data);
+
+// Creates a fresh private directory under `parent` (mode 0700) and returns its path.
+Expected<std::filesystem::path> make_temp_dir(const std::filesystem::path& parent,
+                                              const std::string& prefix);
+
+// The per-user cache root: $KERNELRL_CACHE_DIR, else $XDG_CACHE_HOME/kernelrl, else ~/.cache/kernelrl.
+std::filesystem::path cache_root();
+
+}  // namespace kernelrl::common

@@ -1,0 +1,32 @@
+// The vocabulary every subsystem shares: how an evaluation ended and which candidate format it was.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace kernelrl::common {
+
+// What happened to a candidate. Data, never an exception.
+enum class Status {
+  OK,             // compiled, ran, every output correct (timed unless timing was off)
+  FORMAT_ERROR,   // not a valid candidate file: empty, binary, too large, no entry point
+  COMPILE_ERROR,  // the compiler rejected it (excerpt in the result)
+  RUNTIME_ERROR,  // crashed, aborted, returned non-zero, CUDA error, raised
+  TIMEOUT,        // a phase ran past its wall-time limit
+  WRONG_OUTPUT,   // ran, but an output (or an input it must not touch) is wrong
+  REJECTED,       // broke a rule of the evaluation (forbidden header, call or behaviour)
+};
+
+// Candidate formats (DESIGN.md): native CUDA C++, host C++ for the CPU, KernelBench Python.
+enum class Format { NATIVE, HOST, KERNELBENCH };
+
+std::string_view to_string(Status s);
+std::string_view to_string(Format f);  // "native", "host", "kernelbench"
+std::optional<Status> parse_status(std::string_view s);
+std::optional<Format> parse_format(std::string_view s);
+
+// The format a file's extension suggests (.cu native, .cpp/.cc host, .py kernelbench).
+std::optional<Format> format_from_extension(std::string_view path);
+
+}  // namespace kernelrl::common

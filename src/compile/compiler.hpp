@@ -1,0 +1,79 @@
+// Compiles candidates to loadable artifacts: native (.cu -> .so through nvcc), host (.cpp -> .so
+// through g++), kernelbench (.py whose load_inline extensions are pre-built by running the file
+// once under the task's Python). Every compile is content-addressed and cached; compiler output
+// is trimmed to the first errors, ready to show a model.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "common/expected.hpp"
+#include "common/status.hpp"
+
+namespace kernelrl::compile {
+
+struct CompileOptions {
+  common::Format format = common::Format::NATIVE;
+  std::string cuda_arch = "90";                  // compute capability without the dot, from the device
+  std::chrono::milliseconds time_limit{60000};   // wall time for one compile, then TIMEOUT
+  std::uint64_t memory_limit_bytes = 16ull << 30;  // address space of each compiler process
+  std::vector<std::string> extra_flags;          // appended to the compiler command (part of the key)
+  bool use_cache = true;                         // false: always compile (the result is still stored)
+};
+
+struct CompileResult {
+  common::Status status = common::Status::COMPILE_ERROR;  // OK, FORMAT_ERROR, COMPILE_ERROR, TIMEOUT, REJECTED
+  std::filesystem::path artifact;  // native/host: the .so; kernelbench: the entry folder (candidate.py, extensions/)
+  std::string message;             // one line a model can act on ("candidate.cu:12: error: ...")
+  std::string log_excerpt;         // first errors with line numbers, scratch paths replaced by the file name
+  std::string key;                 // cache key (hash of source, format, flags, toolchain, arch)
+  bool cache_hit = false;
+  double t_compile_ms = 0;         // wall time of this request, cache lookup included
+};
+
+// Toolchain identity, detected once: part of every cache key.
+struct Toolchain {
+  std::string nvcc;          // path of nvcc
+  std::string nvcc_version;  // e.g. "13.0.88"; empty if nvcc is absent
+  std::string cxx;           // path of the host C++ compiler
+  std::string cxx_version;   // first line of `c++ --version`
+  std::string python;        // interpreter that builds kernelbench candidates
+  std::filesystem::path abi_include_dir;  // holds kernelrl/abi.h
+};
+
+// Finds the compilers (nvcc from $KERNELRL_NVCC, PATH or the configured toolkit; the C++ compiler
+// from $CXX or the configured one) and reads their versions. Fails only if neither can be found.
+common::Expected<Toolchain> detect_toolchain();
+
+// Static checks before any compiler runs: empty, binary, over max_bytes (1 MB), no entry point
+// (`kernelrl_forward` for native/host, `class ModelNew` for kernelbench), forbidden includes for
+// native/host (torch, ATen, c10, cuBLAS, cuDNN, ...: REJECTED). Returns status OK when it passes.
+CompileResult check_source(const std::string& source, common::Format format, const std::string& display_name,
+                           std::uint64_t max_bytes = 1u << 20);
+
+// Trims compiler output to the first `max_errors` errors (each with its following context lines),
+// replaces `scratch_path` with `display_name`, and caps the excerpt at max_chars.
+std::string trim_diagnostics(const std::string& output, const std::string& scratch_path,
+                             const std::string& display_name, int max_errors = 5, std::size_t max_chars = 2000);
+
+// Compiles one candidate through the cache at `cache_dir`. Thread-safe; several threads may ask
+// for the same key at once (the artifact is built in a private folder and renamed into place).
+class Compiler {
+ public:
+  Compiler(Toolchain toolchain, std::filesystem::path cache_dir);
+
+  CompileResult compile(const std::string& source, const std::string& display_name,
+                        const CompileOptions& options) const;
+
+  const Toolchain& toolchain() const { return toolchain_; }
+  const std::filesystem::path& cache_dir() const { return cache_dir_; }
+
+ private:
+  Toolchain toolchain_;
+  std::filesystem::path cache_dir_;
+};
+
+}  // namespace kernelrl::compile
