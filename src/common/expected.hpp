@@ -34,7 +34,7 @@ class Expected {
 
 // For operations that return nothing but may fail.
 struct Ok {};
-using Status = Expected<Ok>;
+using Fallible = Expected<Ok>;
 
 inline Error make_error(std::string message) { return Error{std::move(message)}; }
 

@@ -29,7 +29,7 @@ Expected<std::string> read_file(const fs::path& path, std::uint64_t max_bytes) {
   return ss.str();
 }
 
-Status write_file_atomic(const fs::path& path, const std::string& data) {
+Fallible write_file_atomic(const fs::path& path, const std::string& data) {
   std::error_code ec;
   if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
   fs::path tmp = path;

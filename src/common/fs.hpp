@@ -15,7 +15,7 @@ Expected<std::string> read_file(const std::filesystem::path& path,
                                 std::uint64_t max_bytes = 64ull << 20);
 
 // Writes `data` to a temporary file beside `path` and renames it over `path` (atomic on POSIX).
-Status write_file_atomic(const std::filesystem::path& path, const std::string& data);
+Fallible write_file_atomic(const std::filesystem::path& path, const std::string& data);
 
 // Creates a fresh private directory under `parent` (mode 0700) and returns its path.
 Expected<std::filesystem::path> make_temp_dir(const std::filesystem::path& parent,

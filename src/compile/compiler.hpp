@@ -44,8 +44,10 @@ struct Toolchain {
   std::filesystem::path abi_include_dir;  // holds kernelrl/abi.h
 };
 
-// Finds the compilers (nvcc from $KERNELRL_NVCC, PATH or the configured toolkit; the C++ compiler
-// from $CXX or the configured one) and reads their versions. Fails only if neither can be found.
+// Finds the compilers (nvcc from $KERNELRL_NVCC, else the configured toolkit, else PATH; the C++
+// compiler from $CXX or the configured one) and reads their versions. Fails only if the C++
+// compiler cannot be found or run; without nvcc, `nvcc` stays empty and native compiles fail with
+// a message saying so.
 common::Expected<Toolchain> detect_toolchain();
 
 // Static checks before any compiler runs: empty, binary, over max_bytes (1 MB), no entry point

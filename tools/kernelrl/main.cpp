@@ -1,1 +1,230 @@
-int main() { return 0; }
+// kernelrl: the command-line entry point. Parses arguments and wires the subsystems together;
+// all behaviour lives in the libraries under src/.
+//
+// Exit codes: 0 evaluated (whatever the candidate's status), 2 could not evaluate (bad task, missing
+// file, no device), 64 usage error. `eval --batch --check-expect` exits 1 when a status differs
+// from the entry's "expect".
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <fstream>
+#include <iostream>
+
+#include "common/progress.hpp"
+#include "eval/batch_file.hpp"
+#include "eval/engine.hpp"
+#include "eval/render.hpp"
+#include "eval/worker.hpp"
+
+namespace {
+
+using namespace kernelrl;
+
+constexpr int kEvaluated = 0;
+constexpr int kExpectationFailed = 1;
+constexpr int kCouldNotEvaluate = 2;
+
+std::string self_binary() {
+  char buf[4096];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "kernelrl";
+}
+
+struct EvalArgs {
+  std::string task, candidate, format, batch, out;
+  bool json = false, no_cache = false, check_expect = false;
+  std::string cache_dir, arch;
+};
+
+void add_engine_options(CLI::App* cmd, eval::EngineConfig& config) {
+  auto& o = config.options;
+  cmd->add_option("--device", o.device, "auto, cuda or cpu")->capture_default_str();
+  cmd->add_option("--trials", o.n_trials, "correctness trials on fresh random inputs")->capture_default_str();
+  cmd->add_option("--atol", o.atol, "absolute tolerance for float outputs (default per dtype: 1e-2 for float32)");
+  cmd->add_option("--rtol", o.rtol, "relative tolerance for float outputs (default per dtype: 1e-2 for float32)");
+  cmd->add_option("--warmup", o.n_warmup, "untimed calls before timing")->capture_default_str();
+  cmd->add_option("--min-reps", o.min_reps, "timed calls at least")->capture_default_str();
+  cmd->add_option("--max-reps", o.max_reps, "timed calls at most")->capture_default_str();
+  cmd->add_option("--timing-budget-ms", o.timing_budget_ms, "stop timing after this much measured time")
+      ->capture_default_str();
+  cmd->add_flag("!--no-timing", o.time_kernels, "check correctness only");
+  cmd->add_flag("--allow-tf32", o.allow_tf32, "let the reference use TF32 matmuls and convolutions");
+  cmd->add_option("--timeout-correctness-s", o.timeout_correctness_s, "wall-time limit of the correctness phase")
+      ->capture_default_str();
+  cmd->add_option("--timeout-timing-s", o.timeout_timing_s, "wall-time limit of each timing phase")
+      ->capture_default_str();
+  cmd->add_option("--compile-timeout-s", config.compile_timeout_s, "wall-time limit of one native/host compile")
+      ->capture_default_str();
+  cmd->add_option("--compile-threads", config.n_compile_threads, "compile pool size (0: one per core)");
+}
+
+common::Expected<std::unique_ptr<eval::Engine>> make_engine(eval::EngineConfig config, const EvalArgs& a) {
+  config.worker_binary = self_binary();
+  config.use_cache = !a.no_cache;
+  if (!a.cache_dir.empty()) config.cache_dir = a.cache_dir;
+  if (!a.arch.empty()) config.cuda_arch = a.arch;
+  return eval::Engine::create(std::move(config));
+}
+
+int run_single(eval::Engine& engine, const EvalArgs& a) {
+  eval::EvalJob job{a.task, a.candidate, std::nullopt};
+  if (!a.format.empty()) job.format = common::parse_format(a.format);
+  auto result = engine.evaluate(job);
+  if (!result) {
+    std::cerr << "kernelrl eval: could not evaluate: " << result.error().message << "\n";
+    return kCouldNotEvaluate;
+  }
+  nlohmann::json j = *result;
+  if (!a.out.empty()) std::ofstream(a.out, std::ios::app) << j.dump() << "\n";
+  std::cout << (a.json ? j.dump(2) + "\n" : eval::render_result(*result));
+  return kEvaluated;
+}
+
+int run_batch(eval::Engine& engine, const EvalArgs& a) {
+  auto entries = eval::read_batch_file(a.batch);
+  if (!entries) {
+    std::cerr << "kernelrl eval: " << entries.error().message << "\n";
+    return kCouldNotEvaluate;
+  }
+  std::vector<eval::EvalJob> jobs;
+  std::vector<eval::BatchEntry> kept;
+  for (auto& e : *entries) {
+    if (e.device && *e.device != engine.device() && !(*e.device == "cpu")) {
+      std::cerr << "skipped (needs " << *e.device << ", this run is on " << engine.device() << "): "
+                << e.job.candidate.string() << "\n";
+      continue;
+    }
+    jobs.push_back(e.job);
+    kept.push_back(e);
+  }
+  common::ProgressBar bar("eval", static_cast<std::int64_t>(jobs.size()), common::stderr_is_tty() && !a.json);
+  std::ofstream out;
+  if (!a.out.empty()) out.open(a.out, std::ios::app);
+  int n_ok = 0, n_unexpected = 0;
+  auto results = engine.evaluate_batch(jobs, [&](std::size_t i, const common::Expected<eval::EvalResult>& r) {
+    if (r && r->correct) ++n_ok;
+    nlohmann::json line = r ? nlohmann::json(*r) : nlohmann::json{{"task", jobs[i].task.string()},
+                                                                  {"candidate", jobs[i].candidate.string()},
+                                                                  {"could_not_evaluate", r.error().message}};
+    if (kept[i].expect) {
+      bool as_expected = r && r->status == *kept[i].expect;
+      line["expect"] = std::string(common::to_string(*kept[i].expect));
+      line["as_expected"] = as_expected;
+      if (!as_expected) {
+        ++n_unexpected;
+        bar.log("UNEXPECTED " + jobs[i].candidate.string() + ": expected " +
+                std::string(common::to_string(*kept[i].expect)) + ", got " +
+                (r ? std::string(common::to_string(r->status)) + " (" + r->error.message + ")" : r.error().message));
+      }
+    }
+    if (out) out << line.dump() << "\n" << std::flush;
+    if (a.json) std::cout << line.dump() << "\n" << std::flush;
+    bar.set_suffix("ok " + std::to_string(n_ok));
+    bar.advance(1, jobs[i].candidate.filename().string());
+  });
+  bar.finish();
+  std::vector<std::string> labels;
+  for (const auto& j : jobs) labels.push_back(j.candidate.string());
+  if (!a.json) std::cout << eval::render_summary(labels, results);
+  if (a.check_expect && n_unexpected > 0) {
+    std::cerr << n_unexpected << " result(s) differ from their expected status\n";
+    return kExpectationFailed;
+  }
+  for (const auto& r : results) {
+    if (!r) return kCouldNotEvaluate;
+  }
+  return kEvaluated;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc >= 2 && std::string(argv[1]) == "worker") {
+    int in_fd = -1, out_fd = -1;
+    for (int i = 2; i + 1 < argc; i += 2) {
+      if (std::string(argv[i]) == "--in") in_fd = std::atoi(argv[i + 1]);
+      if (std::string(argv[i]) == "--out") out_fd = std::atoi(argv[i + 1]);
+    }
+    if (in_fd < 0 || out_fd < 0) {
+      std::cerr << "kernelrl worker: internal command; needs --in FD --out FD\n";
+      return 64;
+    }
+    return eval::worker_main(in_fd, out_fd);
+  }
+
+  CLI::App app{"kernelrl: evaluate and train language models that write fast CUDA kernels"};
+  app.require_subcommand(1);
+  eval::EngineConfig config;
+  EvalArgs a;
+
+  auto* eval_cmd = app.add_subcommand("eval", "compile, run, check and time candidates against task references");
+  eval_cmd->add_option("--task", a.task, "task file (KernelBench format)");
+  eval_cmd->add_option("--candidate", a.candidate, "candidate file (.cu native, .cpp host, .py kernelbench)");
+  eval_cmd->add_option("--format", a.format, "native, host or kernelbench (default: from the extension)")
+      ->check(CLI::IsMember({"native", "host", "kernelbench"}));
+  eval_cmd->add_option("--batch", a.batch, "JSON list or JSON lines of {task, candidate[, format, device, expect]}");
+  eval_cmd->add_flag("--check-expect", a.check_expect, "batch: exit 1 when a status differs from the entry's expect");
+  eval_cmd->add_flag("--json", a.json, "print result records as JSON");
+  eval_cmd->add_option("--out", a.out, "append result records (JSON lines) to this file");
+  eval_cmd->add_flag("--no-cache", a.no_cache, "compile even when the cache has the artifact");
+  eval_cmd->add_option("--cache-dir", a.cache_dir, "compile cache folder (default ~/.cache/kernelrl/compile)");
+  eval_cmd->add_option("--arch", a.arch, "CUDA compute capability to compile for, e.g. 90 (default: the device's)");
+  add_engine_options(eval_cmd, config);
+
+  std::string show_task;
+  bool show_json = false;
+  auto* tasks_cmd = app.add_subcommand("tasks", "inspect tasks");
+  tasks_cmd->require_subcommand(1);
+  auto* show_cmd = tasks_cmd->add_subcommand("show", "print a task's signature and eager reference time");
+  show_cmd->add_option("file", show_task, "task file")->required();
+  show_cmd->add_flag("--json", show_json, "print JSON");
+  add_engine_options(show_cmd, config);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 64;
+  }
+
+  if (eval_cmd->parsed()) {
+    bool single = !a.task.empty() || !a.candidate.empty();
+    if (single == !a.batch.empty()) {
+      std::cerr << "kernelrl eval: give either --task and --candidate, or --batch FILE\n";
+      return 64;
+    }
+    if (single && (a.task.empty() || a.candidate.empty())) {
+      std::cerr << "kernelrl eval: --task and --candidate go together\n";
+      return 64;
+    }
+    auto engine = make_engine(config, a);
+    if (!engine) {
+      std::cerr << "kernelrl eval: could not start the engine: " << engine.error().message << "\n";
+      return kCouldNotEvaluate;
+    }
+    return single ? run_single(**engine, a) : run_batch(**engine, a);
+  }
+  if (show_cmd->parsed()) {
+    auto engine = make_engine(config, a);
+    if (!engine) {
+      std::cerr << "kernelrl tasks show: could not start the engine: " << engine.error().message << "\n";
+      return kCouldNotEvaluate;
+    }
+    auto info = (*engine)->task_info(show_task);
+    if (!info) {
+      std::cerr << "kernelrl tasks show: " << info.error().message << "\n";
+      return kCouldNotEvaluate;
+    }
+    if (show_json) {
+      std::cout << nlohmann::json{{"task", show_task}, {"signature", task::to_json(info->signature)},
+                                  {"ref_runtime", info->ref_runtime}, {"device", info->device},
+                                  {"device_info", info->device_info}}
+                       .dump(2)
+                << "\n";
+    } else {
+      std::cout << eval::render_task_info(show_task, *info);
+    }
+    return kEvaluated;
+  }
+  return 64;
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# One call on the GPU machine: build there, run the GPU tests, the shipped examples, timing
+# fidelity and the engine benchmarks; logs and a short summary go to $OUT (or ./gpu-out).
+#   scripts/gpu-check.sh            build, GPU tests, examples, fidelity, native benchmarks
+#   scripts/gpu-check.sh kernelbench   the native vs kernelbench (load_inline) throughput ratio
+# Headers the GPU machine lacks (xxhash.h) travel in .gpu-deps/ (scripts/gpu-deps.sh makes it).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mode="${1:-main}"
+out="${OUT:-$PWD/gpu-out}"
+mkdir -p "$out"
+export KERNELRL_COMMIT="$(cat .gpu-deps/commit 2>/dev/null || echo unknown)"
+export KERNELRL_CACHE_DIR=/tmp/kernelrl-cache
+export PATH="$PATH:/usr/local/cuda/bin"
+python="$(command -v python3)"
+summary="$out/summary.txt"
+note() { echo "$*" | tee -a "$summary"; }
+
+note "gpu-check $mode: commit $KERNELRL_COMMIT, $(date -u +%FT%TZ), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
+if [ ! -x build-gpu/tools/kernelrl/kernelrl ] || [ "$mode" = main ]; then
+  t0=$(date +%s)
+  cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE="$python" \
+    -Dpybind11_DIR="$($python -c 'import pybind11; print(pybind11.get_cmake_dir())')" \
+    -DKERNELRL_EXTRA_INCLUDE="$PWD/.gpu-deps/include" >"$out/build.log" 2>&1 &&
+    ninja -C build-gpu -j16 >>"$out/build.log" 2>&1
+  rc=$?
+  note "build: rc $rc in $(( $(date +%s) - t0 )) s"
+  [ $rc -eq 0 ] || { tail -40 "$out/build.log"; exit 1; }
+fi
+bin=build-gpu/tools/kernelrl/kernelrl
+
+if [ "$mode" = main ]; then
+  (cd build-gpu && ctest -L gpu --output-on-failure -V) >"$out/gpu-tests.log" 2>&1
+  note "ctest -L gpu: rc $?"
+  grep -E "^(ladder|example) " "$out/gpu-tests.log" | sed 's/^[0-9]*: //' | tee -a "$summary"
+  grep -E "tests passed|tests failed|Failed|SKIPPED" "$out/gpu-tests.log" | tee -a "$summary"
+
+  $bin eval --batch examples/manifest.json --out "$out/examples.jsonl" >"$out/examples.log" 2>&1
+  note "examples: rc $?"; tail -15 "$out/examples.log" | tee -a "$summary"
+
+  $bin eval --batch tests/ladder/ladder.json --check-expect --timeout-correctness-s 10 \
+    --out "$out/ladder.jsonl" >"$out/ladder.log" 2>&1
+  note "ladder batch (--check-expect): rc $?"; tail -32 "$out/ladder.log" | tee -a "$summary"
+
+  for t in examples/softmax/task.py tasks/level1/002_relu.py tasks/level1/001_matmul_square.py; do
+    ours=$($bin tasks show "$t" --json 2>>"$out/fidelity.log" | $python -c 'import json,sys; print(json.load(sys.stdin)["ref_runtime"]["median_us"])')
+    theirs=$($python bench/torch_event_timing.py "$t" 2>>"$out/fidelity.log" | $python -c 'import json,sys; print(json.load(sys.stdin)["median_us"])')
+    note "fidelity $t: kernelrl ref ${ours} us, torch.cuda.Event ${theirs} us, ratio $($python -c "print(round($ours/$theirs, 4))")"
+  done
+  $bin tasks show examples/linear_relu/task.py >"$out/tasks-show.txt" 2>&1; cat "$out/tasks-show.txt" >>"$summary"
+
+  $python bench/make_candidates.py /tmp/bench-cands 50 >/dev/null
+  build-gpu/bench/kernelrl_bench /tmp/bench-cands --skip-kernelbench \
+    --fidelity-task examples/softmax/task.py --fidelity-candidate examples/softmax/native.cu >"$out/bench.log" 2>&1
+  note "bench (native): rc $?"; tail -20 "$out/bench.log" | tee -a "$summary"
+else
+  $python bench/make_candidates.py /tmp/bench-cands 50 >/dev/null
+  build-gpu/bench/kernelrl_bench /tmp/bench-cands >"$out/bench-kernelbench.log" 2>&1
+  note "bench (native vs kernelbench): rc $?"; tail -20 "$out/bench-kernelbench.log" | tee -a "$summary"
+fi

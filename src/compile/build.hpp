@@ -1,0 +1,59 @@
+// The two ways a cache miss is built: a shared library (native through nvcc, host through the C++
+// compiler) in a private scratch folder that is renamed into the cache, or a kernelbench entry
+// whose load_inline extensions are pre-built in place under a lock. Private to compile/.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "common/expected.hpp"
+#include "common/subprocess.hpp"
+#include "compile/compiler.hpp"
+
+namespace kernelrl::compile::detail {
+
+// Everything one build needs; references stay valid for the call.
+struct build_request {
+  const Toolchain& toolchain;
+  const std::filesystem::path& cache_dir;
+  const std::string& source;
+  const std::string& display_name;
+  const CompileOptions& options;
+  const std::string& key_text;
+  const std::filesystem::path& entry;  // where the finished entry lives
+};
+
+// A compiler run turned into a result, and whether a rerun would give the same answer.
+struct build_outcome {
+  CompileResult result;   // status, message, log_excerpt (artifact not set)
+  bool cacheable = false; // false for timeouts and resource kills
+};
+
+// Compiles a native or host candidate into <entry>/candidate.so (through a scratch folder).
+CompileResult build_library(const build_request& request);
+
+// Runs a kernelbench candidate once so its load_inline extensions build into <entry>/extensions.
+CompileResult build_kernelbench(const build_request& request);
+
+// Classifies a finished compiler run: TIMEOUT past the limit, COMPILE_ERROR on a non-zero exit or
+// a signal (message = first error line, excerpt = trimmed diagnostics), OK otherwise. The output
+// must already name the candidate by display_name (see clean_paths).
+build_outcome interpret_run(const common::Expected<common::RunResult>& run, const std::string& tool,
+                            const CompileOptions& options, const std::string& display_name);
+
+// Compiler output with the source's scratch path replaced by display_name and any other path
+// under `scratch_dir` made relative, so no private folder name reaches a model.
+std::string clean_paths(const std::string& output, const std::filesystem::path& source,
+                        const std::filesystem::path& scratch_dir, const std::string& display_name);
+
+// argv that runs `argv` with `env` ("NAME=value") set, overriding inherited values (through env(1)).
+std::vector<std::string> with_env(const std::vector<std::string>& env, const std::vector<std::string>& argv);
+
+// "9.0" for "90", "10.0a" for "100a"; empty if `arch` is not 2-3 digits plus an optional a/f.
+std::string dotted_arch(const std::string& arch);
+
+// Milliseconds since `start`.
+double ms_since(std::chrono::steady_clock::time_point start);
+
+}  // namespace kernelrl::compile::detail

@@ -1,0 +1,120 @@
+// Native and host builds: write the source into a private scratch folder under the cache, run nvcc
+// or the C++ compiler there, record the result beside the artifact, and rename the folder into
+// the cache. Both link with -z defs, so a call to a function nobody defines (a typo, or cuBLAS /
+// torch declared by hand) is a compile error naming the symbol, not a load failure later.
+#include <chrono>
+
+#include "common/fs.hpp"
+#include "compile/build.hpp"
+#include "compile/cache.hpp"
+
+namespace kernelrl::compile::detail {
+
+namespace {
+
+namespace fs = std::filesystem;
+using common::Format;
+using common::Status;
+
+constexpr std::uint64_t kMaxOutputFileBytes = 256ull << 20;  // RLIMIT_FSIZE of the compiler
+
+// nvcc: device code is optimised by default; host code is only launch code, so no host -O3.
+// libcuda is linked as-needed so driver-API calls (cuTensorMapEncodeTiled) resolve under -z defs
+// without adding a dependency to kernels that make none.
+std::vector<std::string> native_command(const Toolchain& tc, const CompileOptions& options, const fs::path& src,
+                                        const fs::path& out) {
+  const std::string& arch = options.cuda_arch;
+  std::vector<std::string> argv{tc.nvcc,
+                                "-shared",
+                                "-Xcompiler",
+                                "-fPIC",
+                                "-gencode",
+                                "arch=compute_" + arch + ",code=sm_" + arch,
+                                "-cudart",
+                                "shared",
+                                "-std=c++17",
+                                "-I" + tc.abi_include_dir.string(),
+                                "-Xlinker",
+                                "-z,defs",
+                                "-Xlinker",
+                                "--as-needed",
+                                "-lcuda",
+                                "-o",
+                                out.string(),
+                                src.string()};
+  argv.insert(argv.end(), options.extra_flags.begin(), options.extra_flags.end());
+  return argv;
+}
+
+std::vector<std::string> host_command(const Toolchain& tc, const CompileOptions& options, const fs::path& src,
+                                      const fs::path& out) {
+  std::vector<std::string> argv{tc.cxx,     "-std=c++17", "-O2", "-march=native", "-shared", "-fPIC",
+                                "-I" + tc.abi_include_dir.string(), "-Wl,-z,defs", "-o", out.string(), src.string()};
+  argv.insert(argv.end(), options.extra_flags.begin(), options.extra_flags.end());
+  return argv;
+}
+
+CompileResult infrastructure_failure(const std::string& message) {
+  CompileResult r;
+  r.status = Status::COMPILE_ERROR;
+  r.message = message;
+  r.log_excerpt = message;
+  return r;
+}
+
+}  // namespace
+
+CompileResult build_library(const build_request& req) {
+  const auto start = std::chrono::steady_clock::now();
+  const bool native = req.options.format == Format::NATIVE;
+  const Toolchain& tc = req.toolchain;
+  if (native && tc.nvcc.empty()) {
+    return infrastructure_failure(
+        "nvcc not found: native candidates need the CUDA toolkit (set $KERNELRL_NVCC or put nvcc on PATH)");
+  }
+  if (native && dotted_arch(req.options.cuda_arch).empty()) {
+    return infrastructure_failure("invalid cuda_arch '" + req.options.cuda_arch + "': expected digits such as 90 or 100a");
+  }
+  auto scratch = common::make_temp_dir(req.cache_dir / "tmp", "build-");
+  if (!scratch) return infrastructure_failure("cannot create a build folder: " + scratch.error().message);
+
+  const fs::path src = *scratch / source_file_name(req.options.format);
+  const fs::path out = *scratch / artifact_file_name(req.options.format);
+  if (auto s = common::write_file_atomic(src, req.source); !s) {
+    remove_tree(*scratch);
+    return infrastructure_failure("cannot write the source: " + s.error().message);
+  }
+  common::RunLimits limits;
+  limits.wall_time = req.options.time_limit;
+  limits.address_space_bytes = req.options.memory_limit_bytes;
+  limits.file_size_bytes = kMaxOutputFileBytes;
+  // TMPDIR: nvcc's intermediate files go into the scratch folder and vanish with it, even when the
+  // compiler is killed. LC_ALL=C: plain ASCII quotes in gcc's messages.
+  std::vector<std::string> env{"TMPDIR=" + scratch->string(), "LC_ALL=C"};
+  std::vector<std::string> argv = native ? native_command(tc, req.options, src, out) : host_command(tc, req.options, src, out);
+  auto run = common::run_process(with_env(env, argv), *scratch, {}, limits);
+  if (run) run->output = clean_paths(run->output, src, *scratch, req.display_name);
+
+  build_outcome outcome = interpret_run(run, native ? "nvcc" : "C++ compiler", req.options, req.display_name);
+  CompileResult& result = outcome.result;
+  std::error_code ec;
+  if (result.status == Status::OK && !fs::is_regular_file(out, ec)) {
+    result.status = Status::COMPILE_ERROR;
+    result.message = "the compiler reported success but wrote no " + out.filename().string();
+  }
+  if (result.status == Status::OK) result.artifact = out;
+  result.t_compile_ms = ms_since(start);
+  if (!outcome.cacheable) {
+    remove_tree(*scratch);
+    result.artifact.clear();
+    return result;
+  }
+  std::string full_log = run ? run->output : std::string();
+  if (auto s = write_entry_files(*scratch, req.key_text, result, req.display_name, full_log); !s) {
+    return result;  // served from the scratch folder this once; the cache just misses next time
+  }
+  return publish(req.cache_dir, *scratch, req.entry, req.key_text, req.display_name, !req.options.use_cache,
+                 std::move(result));
+}
+
+}  // namespace kernelrl::compile::detail

@@ -1,0 +1,41 @@
+// Lexical helpers for the static checks on candidate sources: UTF-8 validation, a C/C++ comment
+// stripper that knows string, character and raw-string literals, the #include directives of a
+// file, and the rule that says which headers a native or host candidate may not include.
+// Private to the compile subsystem.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kernelrl::compile::detail {
+
+// Offset of the first byte that is not part of valid UTF-8 (overlong forms, surrogates and code
+// points past U+10FFFF are invalid), or npos if the whole text is valid.
+std::size_t find_invalid_utf8(std::string_view text);
+
+// The source as the preprocessor's directive scanner sees it: backslash-newline splices joined,
+// comments replaced by a space, raw-string bodies blanked. Ordinary string and character literals
+// are kept. Every newline survives (a splice's newline moves to the end of its logical line), so
+// line numbers still match the original file.
+std::string strip_comments(std::string_view source);
+
+struct IncludeDirective {
+  int line = 0;          // 1-based line of the directive in the original file
+  std::string keyword;   // "include", "include_next" or "import"
+  std::string header;    // text between <> or ""; empty when computed
+  bool angled = false;   // <header> rather than "header"
+  bool computed = false; // the directive names a macro instead of a header
+};
+
+// Every #include / #include_next / #import (also spelt with the %: digraph) in text that went
+// through strip_comments, in order.
+std::vector<IncludeDirective> find_includes(std::string_view stripped);
+
+// Why a native or host candidate may not include `header` ("PyTorch headers", "absolute include
+// paths", ...), or nullopt if it may.
+std::optional<std::string> forbidden_header_reason(std::string_view header);
+
+}  // namespace kernelrl::compile::detail

@@ -1,0 +1,139 @@
+#include "eval/candidate.hpp"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <exception>
+
+#include "common/fs.hpp"
+#include "task/python_runtime.hpp"
+#include "task/task.hpp"
+
+namespace py = pybind11;
+
+namespace kernelrl::eval {
+
+namespace {
+
+using forward_fn = int (*)(const DLTensor*, int, const DLTensor*, int, DLTensor*, int, void*);
+
+class SharedObjectCandidate : public Candidate {
+ public:
+  SharedObjectCandidate(void* handle, forward_fn fn, std::vector<py::object> params)
+      : handle_(handle), fn_(fn), params_(std::move(params)), param_views_(make_views(params_)) {}
+
+  CallOutcome call(CallArgs& args, void* stream) override {
+    CallOutcome out;
+    int rc = 0;
+    try {
+      rc = fn_(args.input_views.views.data(), static_cast<int>(args.input_views.views.size()),
+               param_views_.views.data(), static_cast<int>(param_views_.views.size()),
+               args.output_views.views.data(), static_cast<int>(args.output_views.views.size()), stream);
+    } catch (const std::exception& e) {
+      out.error = std::string("kernelrl_forward threw a C++ exception: ") + e.what();
+      return out;
+    } catch (...) {
+      out.error = "kernelrl_forward threw a C++ exception";
+      return out;
+    }
+    if (rc != 0) out.error = "kernelrl_forward returned " + std::to_string(rc) + " (non-zero means failure)";
+    return out;
+  }
+
+  bool uses_preallocated_outputs() const override { return true; }
+
+ private:
+  void* handle_;  // never dlclose()d: the child exits after one candidate
+  forward_fn fn_;
+  std::vector<py::object> params_;
+  ViewSet param_views_;
+};
+
+class KernelBenchCandidate : public Candidate {
+ public:
+  KernelBenchCandidate(py::object module, py::object model) : module_(std::move(module)), model_(std::move(model)) {}
+
+  CallOutcome call(CallArgs& args, void*) override {
+    CallOutcome out;
+    try {
+      py::object no_grad = py::module_::import("torch").attr("no_grad")();
+      no_grad.attr("__enter__")();
+      py::tuple argv(args.inputs.size());
+      for (std::size_t i = 0; i < args.inputs.size(); ++i) argv[i] = args.inputs[i];
+      py::object ret;
+      try {
+        ret = model_(*argv);
+      } catch (...) {
+        no_grad.attr("__exit__")(py::none(), py::none(), py::none());
+        throw;
+      }
+      no_grad.attr("__exit__")(py::none(), py::none(), py::none());
+      out.outputs = output_list(ret);
+    } catch (py::error_already_set& e) {
+      out.error = "ModelNew.forward raised: " + task::format_python_error(e.what(), "");
+    }
+    return out;
+  }
+
+  bool uses_preallocated_outputs() const override { return false; }
+
+ private:
+  py::object module_;
+  py::object model_;
+};
+
+}  // namespace
+
+LoadOutcome load_shared_object(const std::string& artifact, const std::vector<py::object>& params) {
+  LoadOutcome out;
+  void* handle = ::dlopen(artifact.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    out.status = common::Status::RUNTIME_ERROR;
+    const char* e = ::dlerror();
+    out.error = std::string("cannot load the compiled candidate: ") + (e ? e : "dlopen failed");
+    return out;
+  }
+  auto fn = reinterpret_cast<forward_fn>(::dlsym(handle, "kernelrl_forward"));
+  if (!fn) {
+    out.status = common::Status::FORMAT_ERROR;
+    out.error = "the compiled candidate exports no `kernelrl_forward` (declare it extern \"C\" and not static)";
+    return out;
+  }
+  out.candidate = std::make_unique<SharedObjectCandidate>(handle, fn, params);
+  return out;
+}
+
+LoadOutcome load_kernelbench(const std::string& entry_dir, const std::string& display_name,
+                             const py::object& init_inputs, const py::object& device, std::uint64_t init_seed) {
+  LoadOutcome out;
+  auto source = common::read_file(entry_dir + "/candidate.py", 1u << 20);
+  if (!source) {
+    out.status = common::Status::RUNTIME_ERROR;
+    out.error = source.error().message;
+    return out;
+  }
+  py::module_::import("os").attr("environ")["TORCH_EXTENSIONS_DIR"] = entry_dir + "/extensions";
+  auto mod = task::exec_python_file(*source, display_name, "kernelrl_candidate");
+  if (!mod) {
+    out.status = common::Status::RUNTIME_ERROR;
+    out.error = mod.error().message;
+    return out;
+  }
+  if (!py::hasattr(*mod, "ModelNew")) {
+    out.status = common::Status::FORMAT_ERROR;
+    out.error = display_name + ": no `class ModelNew` defined";
+    return out;
+  }
+  try {
+    py::module_ torch = py::module_::import("torch");
+    torch.attr("manual_seed")(init_seed);
+    py::object model = (*mod).attr("ModelNew")(*init_inputs).attr("to")(device).attr("eval")();
+    out.candidate = std::make_unique<KernelBenchCandidate>(*mod, model);
+  } catch (py::error_already_set& e) {
+    out.status = common::Status::RUNTIME_ERROR;
+    out.error = "ModelNew(*get_init_inputs()) raised: " + task::format_python_error(e.what(), display_name);
+  }
+  return out;
+}
+
+}  // namespace kernelrl::eval

@@ -1,0 +1,56 @@
+// A loaded candidate the evaluating child can call: a native/host shared object with the
+// kernelrl_forward entry point, or a kernelbench ModelNew instance.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/status.hpp"
+#include "eval/torch_tensors.hpp"
+
+namespace kernelrl::eval {
+
+// What one call did. A non-empty error means the call failed (RUNTIME_ERROR).
+struct CallOutcome {
+  std::string error;
+  std::vector<pybind11::object> outputs;  // kernelbench: the returned tensors; native/host: empty
+};
+
+// The tensors of one call: the task's inputs, the reference parameters and the preallocated
+// outputs, with their ABI views built once.
+struct CallArgs {
+  std::vector<pybind11::object> inputs;
+  std::vector<pybind11::object> outputs;
+  ViewSet input_views;
+  ViewSet output_views;
+};
+
+class Candidate {
+ public:
+  virtual ~Candidate() = default;
+  // Calls the candidate once; `stream` is the cudaStream_t (null on the CPU).
+  virtual CallOutcome call(CallArgs& args, void* stream) = 0;
+  // True when outputs are preallocated by the evaluator (native, host).
+  virtual bool uses_preallocated_outputs() const = 0;
+};
+
+struct LoadOutcome {
+  std::unique_ptr<Candidate> candidate;
+  common::Status status = common::Status::OK;  // FORMAT_ERROR or RUNTIME_ERROR when loading failed
+  std::string error;
+};
+
+// dlopen()s a native or host artifact and resolves kernelrl_forward; `params` are the reference
+// model's state_dict tensors (already on the device).
+LoadOutcome load_shared_object(const std::string& artifact, const std::vector<pybind11::object>& params);
+
+// Imports a kernelbench candidate (its extensions pre-built under `entry_dir`/extensions) and
+// builds ModelNew(*init_inputs) on `device` after seeding with `init_seed`.
+LoadOutcome load_kernelbench(const std::string& entry_dir, const std::string& display_name,
+                             const pybind11::object& init_inputs, const pybind11::object& device,
+                             std::uint64_t init_seed);
+
+}  // namespace kernelrl::eval

@@ -1,0 +1,89 @@
+#include "eval/check_outputs.hpp"
+
+#include <sstream>
+
+#include "eval/checker.hpp"
+
+namespace py = pybind11;
+
+namespace kernelrl::eval {
+
+namespace {
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::ostringstream s;
+  s << "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) s << (i ? ", " : "") << shape[i];
+  s << "]";
+  return s.str();
+}
+
+OutputCheck fail(int index, std::string message) {
+  OutputCheck r;
+  r.details.output_index = index;
+  r.details.message = std::move(message);
+  return r;
+}
+
+}  // namespace
+
+OutputCheck check_outputs(const std::vector<py::object>& actual, const std::vector<HostTensor>& expected,
+                          const EvalOptions& options) {
+  if (actual.size() != expected.size()) {
+    return fail(-1, "returned " + std::to_string(actual.size()) + " outputs, expected " + std::to_string(expected.size()));
+  }
+  OutputCheck result;
+  result.tolerance = nlohmann::json::object();
+  for (std::size_t i = 0; i < actual.size(); ++i) {
+    const int idx = static_cast<int>(i);
+    const HostTensor& e = expected[i];
+    if (!is_tensor(actual[i])) return fail(idx, "output " + std::to_string(i) + " is not a tensor");
+    auto shape = shape_of(actual[i]);
+    if (shape != e.shape) {
+      return fail(idx, "output " + std::to_string(i) + " has shape " + shape_text(shape) + ", expected " +
+                           shape_text(e.shape));
+    }
+    std::string dt = dtype_name(actual[i]);
+    if (dt != dtype_name(e.tensor)) {
+      return fail(idx, "output " + std::to_string(i) + " has dtype " + dt + ", expected " + dtype_name(e.tensor));
+    }
+    HostTensor a = host_copy(actual[i]);
+    Tolerance tol = default_tolerance(e.dtype);
+    if (is_floating(e.dtype)) {
+      if (options.atol >= 0) tol.atol = options.atol;
+      if (options.rtol >= 0) tol.rtol = options.rtol;
+    }
+    result.tolerance[dt] = {{"atol", tol.atol}, {"rtol", tol.rtol}};
+    CompareResult cmp = compare_buffers(a.data, e.data, e.numel, e.dtype, tol);
+    if (!cmp.ok) {
+      OutputCheck r = fail(idx, "");
+      r.tolerance = result.tolerance;
+      r.details.n_mismatch = cmp.n_mismatch;
+      r.details.n_checked = cmp.n_checked;
+      r.details.max_abs_error = cmp.max_abs_error;
+      r.details.max_rel_error = cmp.max_rel_error;
+      if (cmp.first_bad_index >= 0) r.details.first_bad_index = unravel(cmp.first_bad_index, e.shape);
+      std::ostringstream msg;
+      msg << "output " << i << ": " << cmp.n_mismatch << " of " << cmp.n_checked
+          << " elements outside tolerance (atol " << tol.atol << ", rtol " << tol.rtol << "); max abs error "
+          << cmp.max_abs_error << ", max rel error " << cmp.max_rel_error;
+      if (cmp.first_bad_index >= 0) {
+        msg << "; first at " << shape_text(r.details.first_bad_index) << ": got " << cmp.actual_at_first_bad
+            << ", expected " << cmp.expected_at_first_bad;
+      }
+      r.details.message = msg.str();
+      return r;
+    }
+  }
+  result.ok = true;
+  return result;
+}
+
+int first_changed(const std::vector<py::object>& now, const std::vector<py::object>& before) {
+  for (std::size_t i = 0; i < now.size() && i < before.size(); ++i) {
+    if (is_tensor(now[i]) && !bytes_equal(now[i], before[i])) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+}  // namespace kernelrl::eval

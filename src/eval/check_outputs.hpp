@@ -1,0 +1,29 @@
+// Compares a candidate's outputs with the reference's: count, shape, dtype, then every element
+// with the per-dtype tolerance (overridable in EvalOptions). Runs on host copies, in C++.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "eval/options.hpp"
+#include "eval/result.hpp"
+#include "eval/torch_tensors.hpp"
+
+namespace kernelrl::eval {
+
+struct OutputCheck {
+  bool ok = false;
+  ErrorDetails details;       // filled when !ok
+  nlohmann::json tolerance;   // {"float32": {"atol": .., "rtol": ..}, ...} as used
+};
+
+OutputCheck check_outputs(const std::vector<pybind11::object>& actual, const std::vector<HostTensor>& expected,
+                          const EvalOptions& options);
+
+// Index of the first tensor in `now` whose bytes differ from `before`, or -1.
+int first_changed(const std::vector<pybind11::object>& now, const std::vector<pybind11::object>& before);
+
+}  // namespace kernelrl::eval

@@ -1,0 +1,451 @@
+#include "eval/child_eval.hpp"
+
+#include <pybind11/pybind11.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "eval/candidate.hpp"
+#include "eval/check_outputs.hpp"
+#include "eval/gpu.hpp"
+#include "eval/timing.hpp"
+#include "eval/torch_tensors.hpp"
+#include "task/python_runtime.hpp"
+
+namespace py = pybind11;
+
+namespace kernelrl::eval {
+
+void to_json(nlohmann::json& j, const ChildRequest& r) {
+  j = {{"op", r.op},
+       {"artifact", r.artifact},
+       {"candidate", r.candidate},
+       {"format", common::to_string(r.format)},
+       {"options", r.options},
+       {"device", r.device}};
+  if (r.cached_ref) j["cached_ref"] = *r.cached_ref;
+}
+
+void from_json(const nlohmann::json& j, ChildRequest& r) {
+  r.op = j.value("op", "eval");
+  r.artifact = j.value("artifact", "");
+  r.candidate = j.value("candidate", "");
+  r.format = common::parse_format(j.value("format", "native")).value_or(common::Format::NATIVE);
+  r.options = j.value("options", EvalOptions{});
+  r.device = j.value("device", "cpu");
+  if (j.contains("cached_ref")) r.cached_ref = j.at("cached_ref").get<TimingSummary>();
+}
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+std::uint64_t fresh_seed() {
+  std::uint64_t s = 0;
+  while (::getrandom(&s, sizeof s, 0) != static_cast<ssize_t>(sizeof s)) {
+  }
+  return s & ((1ull << 63) - 1);  // torch.manual_seed takes a non-negative int64
+}
+
+class Reporter {
+ public:
+  explicit Reporter(int fd) : fd_(fd) {}
+  void phase(const std::string& name) { write_line({{"phase", name}}); }
+  void final(const nlohmann::json& j) { write_line(j); }
+
+ private:
+  void write_line(const nlohmann::json& j) {
+    std::string s = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    const char* p = s.data();
+    std::size_t left = s.size();
+    while (left > 0) {
+      ssize_t n = ::write(fd_, p, left);
+      if (n <= 0) return;
+      p += n;
+      left -= static_cast<std::size_t>(n);
+    }
+  }
+  int fd_;
+};
+
+// Milliseconds since `t0`.
+double ms_since(clock_type::time_point t0) {
+  return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
+}
+
+// One correctness trial's data kept for timing: the call's tensors and the reference outputs.
+struct InputSet {
+  CallArgs args;
+  std::vector<HostTensor> expected;
+  std::vector<py::object> last_outputs;  // kernelbench: what the last call returned
+};
+
+struct Context {
+  const task::TaskModule& task;
+  const ChildRequest& req;
+  Reporter& rep;
+  py::module_ torch;
+  py::object device;
+  bool cuda = false;
+  void* stream = nullptr;
+  std::int64_t l2_bytes = 0;
+  py::object model;
+  py::object init_inputs;
+  std::vector<py::object> params;
+  std::vector<py::object> params_snapshot;
+  std::vector<task::TensorSpec> output_specs;
+  EvalResult result;
+  nlohmann::json signature;
+};
+
+struct TaskError {
+  std::string message;
+};
+
+py::object call_reference(Context& c, const std::vector<py::object>& inputs) {
+  py::object no_grad = c.torch.attr("no_grad")();
+  no_grad.attr("__enter__")();
+  py::tuple argv(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) argv[i] = inputs[i];
+  py::object ret;
+  try {
+    ret = c.model(*argv);
+  } catch (...) {
+    no_grad.attr("__exit__")(py::none(), py::none(), py::none());
+    throw;
+  }
+  no_grad.attr("__exit__")(py::none(), py::none(), py::none());
+  return ret;
+}
+
+std::vector<py::object> fresh_inputs(Context& c, std::uint64_t seed) {
+  c.torch.attr("manual_seed")(seed);
+  return to_device(c.task.get_inputs(), c.device);
+}
+
+std::vector<task::TensorSpec> specs_of(const std::vector<py::object>& tensors, const std::string& prefix) {
+  std::vector<task::TensorSpec> specs;
+  int i = 0;
+  for (const auto& t : tensors) {
+    if (!is_tensor(t)) continue;
+    specs.push_back({prefix + " " + std::to_string(i++), shape_of(t), dtype_name(t)});
+  }
+  return specs;
+}
+
+// Device, stream, reference model and the task's signature. Throws TaskError when the task is at fault.
+void setup(Context& c) {
+  c.cuda = c.req.device == "cuda";
+  c.device = c.torch.attr("device")(c.req.device);
+  if (c.cuda) {
+    if (!c.torch.attr("cuda").attr("is_available")().cast<bool>()) {
+      throw TaskError{"CUDA was requested but torch sees no usable GPU in this process"};
+    }
+    c.torch.attr("cuda").attr("set_device")(0);
+    auto stream = gpu::create_blocking_stream();
+    if (!stream) throw TaskError{stream.error().message};
+    c.stream = *stream;
+    py::object ext = c.torch.attr("cuda").attr("ExternalStream")(reinterpret_cast<std::uintptr_t>(c.stream));
+    c.torch.attr("cuda").attr("set_stream")(ext);
+    auto facts = gpu::device_facts(0);
+    if (!facts) throw TaskError{facts.error().message};
+    c.l2_bytes = facts->l2_bytes;
+    c.result.device_info = {{"name", facts->name},
+                            {"compute_capability", std::to_string(facts->compute_capability_major) + "." +
+                                                       std::to_string(facts->compute_capability_minor)},
+                            {"n_sms", facts->n_sms},
+                            {"l2_bytes", facts->l2_bytes},
+                            {"memory_bytes", facts->memory_bytes},
+                            {"driver_version", facts->driver_version},
+                            {"runtime_version", facts->runtime_version}};
+  }
+  py::object backends = c.torch.attr("backends");
+  backends.attr("cuda").attr("matmul").attr("allow_tf32") = c.req.options.allow_tf32;
+  backends.attr("cudnn").attr("allow_tf32") = c.req.options.allow_tf32;
+  c.result.versions["torch"] = py::str(c.torch.attr("__version__")).cast<std::string>();
+  c.result.versions["python"] = py::str(py::module_::import("platform").attr("python_version")()).cast<std::string>();
+  if (c.cuda) c.result.versions["torch_cuda"] = py::str(c.torch.attr("version").attr("cuda")).cast<std::string>();
+
+  std::uint64_t init_seed = fresh_seed();
+  c.result.seeds.push_back(init_seed);
+  const std::string file = c.task.path.string();
+  try {
+    c.torch.attr("manual_seed")(init_seed);
+    c.init_inputs = c.task.get_init_inputs();
+    c.model = c.task.model_class(*c.init_inputs).attr("to")(c.device).attr("eval")();
+  } catch (py::error_already_set& e) {
+    throw TaskError{file + ": Model(*get_init_inputs()) raised: " + task::format_python_error(e.what(), file)};
+  }
+  py::object state = c.model.attr("state_dict")();
+  std::vector<task::TensorSpec> param_specs;
+  for (auto item : state.attr("items")()) {
+    py::object t = py::reinterpret_borrow<py::object>(item[py::int_(1)]);
+    c.params.push_back(t);
+    param_specs.push_back({py::str(item[py::int_(0)]).cast<std::string>(), shape_of(t), dtype_name(t)});
+  }
+  c.params_snapshot = clone_all(c.params);
+
+  std::vector<py::object> inputs;
+  py::object ret;
+  try {
+    inputs = fresh_inputs(c, fresh_seed());
+    ret = call_reference(c, inputs);
+  } catch (py::error_already_set& e) {
+    throw TaskError{file + ": the reference forward raised: " + task::format_python_error(e.what(), file)};
+  }
+  std::vector<py::object> outs = output_list(ret);
+  for (std::size_t i = 0; i < outs.size(); ++i) {
+    if (!is_tensor(outs[i])) throw TaskError{file + ": forward returns a non-tensor value (output " + std::to_string(i) + ")"};
+  }
+  c.output_specs = specs_of(outs, "output");
+  for (auto& o : outs) poison(o);  // the reference's outputs never linger readable
+
+  task::Signature sig;
+  sig.inputs = specs_of(inputs, "input");
+  sig.params = param_specs;
+  sig.outputs = c.output_specs;
+  for (auto v : c.init_inputs) sig.init_inputs.push_back(py::repr(v).cast<std::string>());
+  c.signature = task::to_json(sig);
+}
+
+py::object empty_like_spec(Context& c, const task::TensorSpec& s) {
+  py::list shape;
+  for (auto d : s.shape) shape.append(d);
+  py::object dtype = c.torch.attr(s.dtype.c_str());
+  py::dict kw;
+  kw["dtype"] = dtype;
+  kw["device"] = c.device;
+  return c.torch.attr("empty")(shape, **kw);
+}
+
+// Runs one trial: fresh inputs, poisoned outputs, the candidate first, then the reference on an
+// untouched copy. Returns false (with the result filled in) when the candidate failed.
+bool run_trial(Context& c, Candidate& cand, int trial, InputSet& set) {
+  std::uint64_t seed = fresh_seed();
+  c.result.seeds.push_back(seed);
+  set.args.inputs = fresh_inputs(c, seed);
+  std::vector<py::object> pristine = clone_all(set.args.inputs);
+  set.args.input_views = make_views(set.args.inputs);
+  if (cand.uses_preallocated_outputs()) {
+    set.args.outputs.clear();
+    for (const auto& s : c.output_specs) set.args.outputs.push_back(empty_like_spec(c, s));
+    set.args.output_views = make_views(set.args.outputs);
+  }
+  for (auto& o : set.args.outputs) poison(o);
+  if (c.cuda) {
+    if (auto s = gpu::synchronize_and_check(); !s) throw TaskError{"CUDA failed before the candidate ran: " + s.error().message};
+  }
+
+  CallOutcome outcome = cand.call(set.args, c.stream);
+  if (outcome.error.empty() && c.cuda) {
+    if (auto s = gpu::synchronize_and_check(); !s) outcome.error = "CUDA error after the candidate's call: " + s.error().message;
+  }
+  if (!outcome.error.empty()) {
+    c.result.status = common::Status::RUNTIME_ERROR;
+    c.result.error.message = outcome.error;
+    c.result.error.trial = trial;
+    return false;
+  }
+  std::vector<py::object> actual = cand.uses_preallocated_outputs() ? set.args.outputs : outcome.outputs;
+  set.last_outputs = actual;
+
+  // Inputs and parameters must be exactly as they were.
+  if (auto bad = first_changed(set.args.inputs, pristine); bad >= 0) {
+    c.result.status = common::Status::WRONG_OUTPUT;
+    c.result.error.message = "the candidate modified input " + std::to_string(bad) + " (inputs are read-only)";
+    c.result.error.output_index = bad;
+    c.result.error.trial = trial;
+    return false;
+  }
+  if (auto bad = first_changed(c.params, c.params_snapshot); bad >= 0) {
+    c.result.status = common::Status::WRONG_OUTPUT;
+    c.result.error.message = "the candidate modified parameter " + std::to_string(bad) + " (parameters are read-only)";
+    c.result.error.trial = trial;
+    return false;
+  }
+
+  py::object ref;
+  try {
+    ref = call_reference(c, pristine);
+  } catch (py::error_already_set& e) {
+    // The reference ran cleanly during setup, so a failure now follows from what the candidate did.
+    c.result.status = common::Status::RUNTIME_ERROR;
+    c.result.error.message = "the reference failed after the candidate ran: " + task::format_python_error(e.what(), "");
+    c.result.error.trial = trial;
+    return false;
+  }
+  std::vector<py::object> ref_outs = output_list(ref);
+  set.expected.clear();
+  for (auto& o : ref_outs) {
+    set.expected.push_back(host_copy(o));
+    poison(o);
+  }
+  OutputCheck check = check_outputs(actual, set.expected, c.req.options);
+  c.result.tolerance = check.tolerance;
+  if (!check.ok) {
+    c.result.status = common::Status::WRONG_OUTPUT;
+    c.result.error = check.details;
+    c.result.error.trial = trial;
+    return false;
+  }
+  return true;
+}
+
+std::string call_for_timing(Context& c, Candidate& cand, InputSet& set) {
+  CallOutcome o = cand.call(set.args, c.stream);
+  if (!o.error.empty()) return o.error;
+  if (!cand.uses_preallocated_outputs()) set.last_outputs = std::move(o.outputs);
+  return "";
+}
+
+// Times the candidate over the kept input sets, rechecks the outputs of the timed calls, then
+// times the reference the same way unless the run already measured it.
+void timing(Context& c, Candidate& cand, std::vector<InputSet>& sets) {
+  auto timer = CallTimer::create(c.cuda, c.stream, c.l2_bytes);
+  if (!timer) throw TaskError{"cannot set up the timer: " + timer.error().message};
+  auto t0 = clock_type::now();
+  auto times = (*timer)->run([&](int rep) { return call_for_timing(c, cand, sets[rep % sets.size()]); }, c.req.options);
+  if (!times) {
+    c.result.status = common::Status::RUNTIME_ERROR;
+    c.result.error.message = "failed while timing: " + times.error().message;
+    return;
+  }
+  c.result.phases_ms["timing"] = ms_since(t0);
+  for (auto& set : sets) {
+    OutputCheck check = check_outputs(set.last_outputs, set.expected, c.req.options);
+    if (!check.ok) {
+      c.result.status = common::Status::WRONG_OUTPUT;
+      c.result.error = check.details;
+      c.result.error.message = "outputs of timed calls are wrong: " + check.details.message;
+      return;
+    }
+  }
+  c.result.runtime = summarize_ms(*times);
+
+  if (c.req.cached_ref) {
+    c.result.ref_runtime = *c.req.cached_ref;
+  } else {
+    c.rep.phase("ref_timing");
+    auto t1 = clock_type::now();
+    auto ref_times = (*timer)->run(
+        [&](int rep) {
+          try {
+            call_reference(c, sets[rep % sets.size()].args.inputs);
+          } catch (py::error_already_set& e) {
+            return std::string("the reference raised: ") + e.what();
+          }
+          return std::string();
+        },
+        c.req.options);
+    if (!ref_times) throw TaskError{"timing the reference failed: " + ref_times.error().message};
+    c.result.ref_runtime = summarize_ms(*ref_times);
+    c.result.phases_ms["ref_timing"] = ms_since(t1);
+  }
+  c.result.runtime_us = c.result.runtime.median_us;
+  c.result.ref_runtime_us = c.result.ref_runtime.median_us;
+  if (c.result.runtime_us > 0) c.result.speedup = c.result.ref_runtime_us / c.result.runtime_us;
+}
+
+// Signature and eager reference time only (`kernelrl tasks show`).
+void task_info(Context& c) {
+  if (!c.req.options.time_kernels) return;
+  auto timer = CallTimer::create(c.cuda, c.stream, c.l2_bytes);
+  if (!timer) throw TaskError{"cannot set up the timer: " + timer.error().message};
+  std::vector<py::object> inputs = fresh_inputs(c, fresh_seed());
+  auto times = (*timer)->run(
+      [&](int) {
+        try {
+          call_reference(c, inputs);
+        } catch (py::error_already_set& e) {
+          return std::string("the reference raised: ") + e.what();
+        }
+        return std::string();
+      },
+      c.req.options);
+  if (!times) throw TaskError{"timing the reference failed: " + times.error().message};
+  c.result.ref_runtime = summarize_ms(*times);
+  c.result.ref_runtime_us = c.result.ref_runtime.median_us;
+}
+
+void evaluate(Context& c) {
+  c.rep.phase("load");
+  auto t_load = clock_type::now();
+  LoadOutcome loaded = c.req.format == common::Format::KERNELBENCH
+                           ? load_kernelbench(c.req.artifact, c.req.candidate, c.init_inputs, c.device, c.result.seeds.front())
+                           : load_shared_object(c.req.artifact, c.params);
+  c.result.phases_ms["load"] = ms_since(t_load);
+  if (!loaded.candidate) {
+    c.result.status = loaded.status;
+    c.result.error.message = loaded.error;
+    return;
+  }
+  c.rep.phase("correctness");
+  auto t_check = clock_type::now();
+  const int n_keep = std::min(2, std::max(1, c.req.options.n_trials));
+  std::vector<InputSet> sets(static_cast<std::size_t>(n_keep));
+  for (int trial = 0; trial < c.req.options.n_trials; ++trial) {
+    InputSet& set = sets[static_cast<std::size_t>(trial % n_keep)];
+    if (!run_trial(c, *loaded.candidate, trial, set)) {
+      c.result.phases_ms["correctness"] = ms_since(t_check);
+      return;
+    }
+  }
+  c.result.phases_ms["correctness"] = ms_since(t_check);
+  c.result.status = common::Status::OK;
+  c.result.correct = true;
+  if (c.req.options.time_kernels) {
+    c.rep.phase("timing");
+    timing(c, *loaded.candidate, sets);
+    if (c.result.status != common::Status::OK) c.result.correct = false;
+  }
+}
+
+}  // namespace
+
+void run_child(const task::TaskModule* task, const ChildRequest& req, int report_fd) {
+  Reporter rep(report_fd);
+  try {
+    py::module_ torch = py::module_::import("torch");
+    if (req.op == "device_info") {
+      nlohmann::json info = {{"cuda_available", false}, {"torch", py::str(torch.attr("__version__")).cast<std::string>()}};
+      if (gpu::device_count() > 0 && torch.attr("cuda").attr("is_available")().cast<bool>()) {
+        auto facts = gpu::device_facts(0);
+        if (facts) {
+          info["cuda_available"] = true;
+          info["name"] = facts->name;
+          info["compute_capability"] =
+              std::to_string(facts->compute_capability_major) + std::to_string(facts->compute_capability_minor);
+          info["driver_version"] = facts->driver_version;
+        }
+      }
+      rep.final({{"device_info", info}});
+      return;
+    }
+    Context c{*task, req, rep, torch, py::none(), false, nullptr, 0, py::none(), py::none(), {}, {}, {}, {}, {}};
+    c.result.device = req.device;
+    rep.phase("setup");
+    auto t0 = clock_type::now();
+    setup(c);
+    c.result.phases_ms["setup"] = ms_since(t0);
+    if (req.op == "task_info") {
+      rep.phase("ref_timing");
+      task_info(c);
+      rep.final({{"signature", c.signature}, {"result", c.result}});
+      return;
+    }
+    evaluate(c);
+    nlohmann::json out = {{"result", c.result}, {"signature", c.signature}};
+    if (!req.cached_ref && c.result.ref_runtime.n > 0) out["ref_timing"] = c.result.ref_runtime;
+    rep.final(out);
+  } catch (const TaskError& e) {
+    rep.final({{"task_error", e.message}});
+  } catch (py::error_already_set& e) {
+    rep.final({{"task_error", std::string("unexpected Python error: ") + e.what()}});
+  } catch (const std::exception& e) {
+    rep.final({{"task_error", std::string("unexpected error: ") + e.what()}});
+  }
+}
+
+}  // namespace kernelrl::eval

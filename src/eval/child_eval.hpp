@@ -1,0 +1,36 @@
+// The evaluation procedure that runs inside a freshly forked child: the only process that touches
+// CUDA and the candidate's code. It reports each phase it enters and, last, one JSON record over
+// `report_fd`; the worker enforces the phase time limits and survives whatever happens here.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "common/status.hpp"
+#include "eval/options.hpp"
+#include "eval/result.hpp"
+#include "task/task.hpp"
+
+namespace kernelrl::eval {
+
+struct ChildRequest {
+  std::string op = "eval";         // "eval", "task_info" (signature and reference time) or "device_info"
+  std::string artifact;            // compiled artifact of the candidate (eval)
+  std::string candidate;           // the candidate's file, for messages
+  common::Format format = common::Format::NATIVE;
+  EvalOptions options;
+  std::string device = "cpu";      // resolved: "cuda" or "cpu"
+  std::optional<TimingSummary> cached_ref;  // the reference's timing measured earlier in this run
+};
+
+void to_json(nlohmann::json& j, const ChildRequest& r);
+void from_json(const nlohmann::json& j, ChildRequest& r);
+
+// Runs the request and writes lines to report_fd: {"phase": NAME} when a phase starts, then one
+// final {"result": EvalResult, "signature": ..., "ref_timing": ...}, {"task_error": TEXT} when the
+// task itself is at fault, or {"device_info": ...}. `task` may be null for device_info.
+void run_child(const task::TaskModule* task, const ChildRequest& request, int report_fd);
+
+}  // namespace kernelrl::eval

@@ -1,0 +1,270 @@
+#include "eval/engine.hpp"
+
+#include <chrono>
+#include <ctime>
+#include <future>
+
+#include "common/fs.hpp"
+#include "common/hash.hpp"
+#include "common/provenance.hpp"
+#include "eval/child_eval.hpp"
+
+namespace kernelrl::eval {
+
+namespace fs = std::filesystem;
+using clock_type = std::chrono::steady_clock;
+
+namespace {
+
+constexpr std::uint64_t kMaxCandidateBytes = 1u << 20;
+
+std::string utc_timestamp() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+bool candidate_ran(const std::string& phase) { return phase != "start" && phase != "setup"; }
+
+}  // namespace
+
+struct Engine::Prepared {
+  common::Format format = common::Format::NATIVE;
+  std::string device;
+  std::string task_hash;
+  std::shared_future<compile::CompileResult> compiled;
+  std::optional<EvalResult> early;  // decided before any compile (file over the size limit)
+  clock_type::time_point t_start;
+};
+
+common::Expected<std::unique_ptr<Engine>> Engine::create(EngineConfig config) {
+  std::unique_ptr<Engine> e(new Engine());
+  auto toolchain = compile::detect_toolchain();
+  if (!toolchain) return toolchain.error();
+  fs::path cache = config.cache_dir.empty() ? common::cache_root() / "compile" : config.cache_dir;
+  e->compiler_ = std::make_unique<compile::Compiler>(*toolchain, cache);
+  e->pool_ = std::make_unique<compile::CompilePool>(*e->compiler_, config.n_compile_threads);
+  auto worker = sandbox::WorkerClient::spawn(config.worker_binary);
+  if (!worker) return worker.error();
+  e->worker_ = std::move(*worker);
+
+  const std::string wanted = config.options.device;
+  if (wanted != "auto" && wanted != "cuda" && wanted != "cpu") {
+    return common::make_error("--device: '" + wanted + "' is not one of auto, cuda, cpu");
+  }
+  e->device_info_ = {{"cuda_available", false}};
+  if (wanted != "cpu") {
+    ChildRequest probe;
+    probe.op = "device_info";
+    auto reply = e->worker_->request({{"child", probe}});
+    if (!reply) return reply.error();
+    if (reply->contains("error")) return common::make_error((*reply)["error"].get<std::string>());
+    if (!reply->contains("record") || !(*reply)["record"].contains("device_info")) {
+      return common::make_error("the device probe failed: " + reply->value("outcome", nlohmann::json::object()).dump());
+    }
+    e->device_info_ = (*reply)["record"]["device_info"];
+  }
+  bool has_gpu = e->device_info_.value("cuda_available", false);
+  if (wanted == "cuda" && !has_gpu) return common::make_error("--device cuda: no usable GPU here (torch sees none)");
+  e->device_ = wanted == "auto" ? (has_gpu ? "cuda" : "cpu") : wanted;
+  if (config.cuda_arch.empty()) config.cuda_arch = e->device_info_.value("compute_capability", std::string("90"));
+  e->config_ = std::move(config);
+  return e;
+}
+
+common::Expected<Engine::Prepared> Engine::prepare(const EvalJob& job) {
+  Prepared p;
+  p.t_start = clock_type::now();
+  std::error_code ec;
+  if (!fs::is_regular_file(job.task, ec)) return common::make_error(job.task.string() + ": task file not found");
+  if (!fs::is_regular_file(job.candidate, ec)) {
+    return common::make_error(job.candidate.string() + ": candidate file not found");
+  }
+  auto format = job.format ? job.format : common::format_from_extension(job.candidate.string());
+  if (!format) {
+    return common::make_error(job.candidate.string() +
+                              ": cannot tell the candidate format from the extension; pass --format native|host|kernelbench");
+  }
+  p.format = *format;
+  if (p.format == common::Format::HOST) {
+    p.device = "cpu";
+  } else if (p.format == common::Format::NATIVE) {
+    if (device_ != "cuda") {
+      return common::make_error(job.candidate.string() +
+                                ": native candidates run on a GPU and this engine runs on the CPU (no usable GPU, or "
+                                "--device cpu); use a host candidate here");
+    }
+    p.device = "cuda";
+  } else {
+    p.device = device_;
+  }
+  auto task_source = common::read_file(job.task, 16u << 20);
+  if (!task_source) return task_source.error();
+  p.task_hash = common::hash_hex(*task_source);
+
+  auto size = fs::file_size(job.candidate, ec);
+  if (!ec && size > kMaxCandidateBytes) {
+    p.early = make_result(common::Status::FORMAT_ERROR,
+                          job.candidate.filename().string() + ": " + std::to_string(size) + " bytes, over the " +
+                              std::to_string(kMaxCandidateBytes) + "-byte limit for a candidate");
+    return p;
+  }
+  auto source = common::read_file(job.candidate, kMaxCandidateBytes);
+  if (!source) return source.error();
+  compile::CompileOptions options;
+  options.format = p.format;
+  options.cuda_arch = config_.cuda_arch;
+  options.use_cache = config_.use_cache;
+  double limit_s = p.format == common::Format::KERNELBENCH ? config_.kernelbench_compile_timeout_s : config_.compile_timeout_s;
+  options.time_limit = std::chrono::milliseconds(static_cast<long>(limit_s * 1000));
+  p.compiled = pool_->submit(*source, job.candidate.filename().string(), options);
+  return p;
+}
+
+common::Expected<EvalResult> Engine::finish(const EvalJob& job, Prepared& p) {
+  EvalResult r;
+  double t_compile_ms = 0;
+  bool cache_hit = false;
+  std::optional<compile::CompileResult> compiled;
+  if (!p.early) {
+    compiled = p.compiled.get();
+    t_compile_ms = compiled->t_compile_ms;
+    cache_hit = compiled->cache_hit;
+    if (compiled->status != common::Status::OK) {
+      p.early = make_result(compiled->status, compiled->message);
+      p.early->error.compile_log = compiled->log_excerpt;
+    }
+  }
+  if (p.early) {
+    r = *p.early;
+  } else {
+    ChildRequest child;
+    child.artifact = compiled->artifact.string();
+    child.candidate = job.candidate.filename().string();
+    child.format = p.format;
+    child.options = config_.options;
+    child.device = p.device;
+    const std::string ref_key = p.task_hash + "/" + p.device;
+    {
+      std::lock_guard<std::mutex> lock(ref_mutex_);
+      auto it = ref_timings_.find(ref_key);
+      if (config_.reuse_ref_timing && it != ref_timings_.end()) child.cached_ref = it->second;
+    }
+    auto reply = worker_->request({{"task", fs::absolute(job.task).string()}, {"child", child}});
+    if (!reply) return reply.error();
+    if (reply->contains("error")) return common::make_error((*reply)["error"].get<std::string>());
+    const nlohmann::json& outcome = (*reply)["outcome"];
+    if (reply->contains("record")) {
+      const nlohmann::json& record = (*reply)["record"];
+      if (record.contains("task_error")) {
+        return common::make_error(job.task.string() + ": " + record["task_error"].get<std::string>());
+      }
+      r = record.at("result").get<EvalResult>();
+      if (record.contains("ref_timing")) {
+        std::lock_guard<std::mutex> lock(ref_mutex_);
+        ref_timings_[ref_key] = record["ref_timing"].get<TimingSummary>();
+      }
+    } else {
+      const std::string phase = outcome.value("last_phase", "start");
+      const std::string end = outcome.value("end", "");
+      const std::string tail = outcome.value("stderr_tail", "");
+      if (!candidate_ran(phase)) {
+        return common::make_error("the evaluation process failed during setup (" + end + ")" +
+                                  (tail.empty() ? "" : ":\n" + tail));
+      }
+      bool timed_out = outcome.value("timed_out", false);
+      r = make_result(timed_out ? common::Status::TIMEOUT : common::Status::RUNTIME_ERROR,
+                      timed_out ? "the candidate's " + end : "the candidate's process was " + end + " during " + phase);
+      r.error.stderr_tail = tail;
+      r.device = p.device;
+    }
+    r.phases_ms["child_total"] = outcome.value("wall_ms", 0.0);
+  }
+  r.task = job.task.string();
+  r.candidate = job.candidate.string();
+  r.format = std::string(common::to_string(p.format));
+  r.cache_hit = cache_hit;
+  r.phases_ms["compile"] = t_compile_ms;
+  r.phases_ms["total"] = std::chrono::duration<double, std::milli>(clock_type::now() - p.t_start).count();
+  if (r.device.empty()) r.device = p.device;
+  const auto& tc = compiler_->toolchain();
+  if (p.format == common::Format::NATIVE) r.versions["nvcc"] = tc.nvcc_version;
+  if (p.format == common::Format::HOST) r.versions["cxx"] = tc.cxx_version;
+  r.commit = common::project_commit();
+  r.timestamp = utc_timestamp();
+  if (!r.correct) r.speedup = 0;
+  return r;
+}
+
+common::Expected<EvalResult> Engine::evaluate(const EvalJob& job) {
+  auto p = prepare(job);
+  if (!p) return p.error();
+  return finish(job, *p);
+}
+
+std::vector<common::Expected<EvalResult>> Engine::evaluate_batch(
+    const std::vector<EvalJob>& jobs, const std::function<void(std::size_t, const common::Expected<EvalResult>&)>& on_done) {
+  std::vector<std::optional<common::Expected<Prepared>>> prepared(jobs.size());
+  std::vector<std::optional<common::Expected<EvalResult>>> results(jobs.size());
+  for (std::size_t i = 0; i < jobs.size(); ++i) prepared[i] = prepare(jobs[i]);
+  auto ready = [&](std::size_t i) {
+    const auto& p = *prepared[i];
+    if (!p || p->early || !p->compiled.valid()) return true;
+    return p->compiled.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  };
+  std::size_t n_done = 0;
+  while (n_done < jobs.size()) {
+    std::optional<std::size_t> next;
+    for (std::size_t i = 0; i < jobs.size() && !next; ++i) {
+      if (!results[i] && ready(i)) next = i;
+    }
+    if (!next) {  // nothing compiled yet: wait on the oldest pending compile
+      for (std::size_t i = 0; i < jobs.size(); ++i) {
+        if (!results[i]) {
+          (*prepared[i])->compiled.wait_for(std::chrono::milliseconds(20));
+          break;
+        }
+      }
+      continue;
+    }
+    std::size_t i = *next;
+    auto& p = *prepared[i];
+    results[i] = p ? finish(jobs[i], *p) : common::Expected<EvalResult>(p.error());
+    ++n_done;
+    if (on_done) on_done(i, *results[i]);
+  }
+  std::vector<common::Expected<EvalResult>> out;
+  for (auto& r : results) out.push_back(std::move(*r));
+  return out;
+}
+
+common::Expected<TaskInfo> Engine::task_info(const fs::path& task) {
+  std::error_code ec;
+  if (!fs::is_regular_file(task, ec)) return common::make_error(task.string() + ": task file not found");
+  ChildRequest child;
+  child.op = "task_info";
+  child.options = config_.options;
+  child.device = device_;
+  auto reply = worker_->request({{"task", fs::absolute(task).string()}, {"child", child}});
+  if (!reply) return reply.error();
+  if (reply->contains("error")) return common::make_error((*reply)["error"].get<std::string>());
+  if (!reply->contains("record")) {
+    return common::make_error(task.string() + ": the reference process " +
+                              (*reply)["outcome"].value("end", std::string("failed")) + ":\n" +
+                              (*reply)["outcome"].value("stderr_tail", std::string()));
+  }
+  const auto& record = (*reply)["record"];
+  if (record.contains("task_error")) return common::make_error(record["task_error"].get<std::string>());
+  TaskInfo info;
+  info.signature = task::signature_from_json(record.at("signature"));
+  EvalResult r = record.at("result").get<EvalResult>();
+  info.ref_runtime = r.ref_runtime;
+  info.device = device_;
+  info.device_info = r.device_info.empty() ? device_info_ : r.device_info;
+  return info;
+}
+
+}  // namespace kernelrl::eval

@@ -1,0 +1,90 @@
+// The evaluation engine as a user sees it: compile through the pool and cache, evaluate in the
+// device's worker, one result record per (task, candidate). Thread-safe.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/expected.hpp"
+#include "compile/compiler.hpp"
+#include "compile/pool.hpp"
+#include "eval/options.hpp"
+#include "eval/result.hpp"
+#include "sandbox/worker_client.hpp"
+#include "task/task.hpp"
+
+namespace kernelrl::eval {
+
+struct EngineConfig {
+  std::string worker_binary;             // the kernelrl binary (runs `kernelrl worker`)
+  std::filesystem::path cache_dir;       // compile cache root; empty = common::cache_root()/compile
+  unsigned n_compile_threads = 0;        // 0 = one per core
+  std::string cuda_arch;                 // "90"; empty = the device's, or 90 without a GPU
+  bool use_cache = true;
+  double compile_timeout_s = 60;         // native and host
+  double kernelbench_compile_timeout_s = 900;  // load_inline builds with torch headers take minutes
+  bool reuse_ref_timing = true;          // time each task's reference once per engine, not per candidate
+  EvalOptions options;                   // options.device "auto" is resolved when the engine starts
+};
+
+// One unit of work.
+struct EvalJob {
+  std::filesystem::path task;
+  std::filesystem::path candidate;
+  std::optional<common::Format> format;  // empty: from the candidate's extension
+};
+
+// Signature and eager reference time of a task on this device.
+struct TaskInfo {
+  task::Signature signature;
+  TimingSummary ref_runtime;
+  std::string device;
+  nlohmann::json device_info;
+};
+
+class Engine {
+ public:
+  // Spawns the worker and learns the device (device "auto" becomes "cuda" or "cpu").
+  static common::Expected<std::unique_ptr<Engine>> create(EngineConfig config);
+
+  // Evaluates one job. An Error means "could not evaluate" (missing file, broken task, a format
+  // this device cannot run); everything the candidate did is in the EvalResult.
+  common::Expected<EvalResult> evaluate(const EvalJob& job);
+
+  // Compiles every job concurrently, evaluates as compiles finish; `on_done(i, result)` is called
+  // once per job, in completion order, from the calling thread.
+  std::vector<common::Expected<EvalResult>> evaluate_batch(
+      const std::vector<EvalJob>& jobs,
+      const std::function<void(std::size_t, const common::Expected<EvalResult>&)>& on_done = {});
+
+  common::Expected<TaskInfo> task_info(const std::filesystem::path& task);
+
+  const std::string& device() const { return device_; }  // "cuda" or "cpu"
+  const nlohmann::json& device_info() const { return device_info_; }
+  const compile::Compiler& compiler() const { return *compiler_; }
+
+ private:
+  Engine() = default;
+  struct Prepared;
+  common::Expected<Prepared> prepare(const EvalJob& job);
+  common::Expected<EvalResult> finish(const EvalJob& job, Prepared& prepared);
+
+  EngineConfig config_;
+  std::string device_;
+  nlohmann::json device_info_;
+  std::unique_ptr<compile::Compiler> compiler_;
+  std::unique_ptr<compile::CompilePool> pool_;
+  std::unique_ptr<sandbox::WorkerClient> worker_;
+  std::mutex ref_mutex_;
+  std::map<std::string, TimingSummary> ref_timings_;  // by task content hash: the reference is timed once per run
+};
+
+}  // namespace kernelrl::eval

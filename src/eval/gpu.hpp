@@ -1,0 +1,65 @@
+// Thin, checked wrappers over the CUDA runtime for the evaluating child: device facts, a blocking
+// stream, events, L2 flushing, and the sticky-error check after a candidate's call. Every call is
+// checked; failures come back as an Error naming the call, file and line. Only a child process
+// that is allowed to touch CUDA may call these.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/expected.hpp"
+
+namespace kernelrl::eval::gpu {
+
+struct DeviceFacts {
+  std::string name;
+  int compute_capability_major = 0;
+  int compute_capability_minor = 0;
+  int n_sms = 0;
+  std::int64_t l2_bytes = 0;
+  std::int64_t memory_bytes = 0;
+  int driver_version = 0;   // e.g. 13000
+  int runtime_version = 0;
+};
+
+// Number of CUDA devices usable here (0 when there is no driver or no GPU). Initialises CUDA.
+int device_count();
+
+common::Expected<DeviceFacts> device_facts(int device);
+
+// A blocking stream (synchronises with the legacy default stream), so an end mark recorded on the
+// legacy stream waits for all work on it and on every other blocking stream.
+common::Expected<void*> create_blocking_stream();
+
+// Fills a scratch buffer of 2 x L2 on `stream`, evicting what the last call left in L2.
+class L2Flusher {
+ public:
+  common::Fallible init(std::int64_t l2_bytes);
+  common::Fallible flush(void* stream);
+  ~L2Flusher();
+
+ private:
+  void* buffer_ = nullptr;
+  std::int64_t bytes_ = 0;
+};
+
+// Times one region: start() records on `stream`; stop() records the end mark on the legacy default
+// stream (after everything enqueued on blocking streams), synchronises the whole device, and
+// returns the elapsed milliseconds.
+class EventTimer {
+ public:
+  common::Fallible init();
+  common::Fallible start(void* stream);
+  common::Expected<double> stop_ms();
+  ~EventTimer();
+
+ private:
+  void* start_ = nullptr;
+  void* end_ = nullptr;
+};
+
+// cudaDeviceSynchronize plus cudaGetLastError: the error a candidate's launch left, as text
+// ("an illegal memory access was encountered (cudaErrorIllegalAddress)"), or OK.
+common::Fallible synchronize_and_check();
+
+}  // namespace kernelrl::eval::gpu

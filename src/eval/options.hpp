@@ -1,0 +1,34 @@
+// How one evaluation is run: trials, tolerances, timing and the wall-time limit of each phase.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace kernelrl::eval {
+
+struct EvalOptions {
+  std::string device = "auto";     // "auto" (cuda when a GPU is usable, else cpu), "cuda" or "cpu"
+  int n_trials = 5;                // correctness trials, each on fresh inputs from an unpredictable seed
+  double atol = -1;                // absolute tolerance for float outputs; < 0 = per-dtype default (1e-2 fp32)
+  double rtol = -1;                // relative tolerance for float outputs; < 0 = per-dtype default
+  bool time_kernels = true;        // false: correctness only (runtime and speedup stay 0)
+  int n_warmup = 5;                // untimed calls before timing
+  int min_reps = 10;               // timed calls at least
+  int max_reps = 100;              // timed calls at most
+  double timing_budget_ms = 1000;  // stop adding timed calls once this much time was measured (after min_reps)
+  bool flush_l2 = true;            // flush L2 (or the CPU's last-level cache) before every timed call
+  bool allow_tf32 = false;         // TF32 for the reference's matmuls and convolutions
+  double timeout_setup_s = 120;    // child start, reference model build, signature run
+  double timeout_load_s = 60;      // loading the candidate (dlopen / import of a kernelbench module)
+  double timeout_correctness_s = 30;  // all correctness trials together
+  double timeout_timing_s = 120;   // warm-up and timed calls of candidate and reference
+};
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EvalOptions, device, n_trials, atol, rtol, time_kernels, n_warmup,
+                                                min_reps, max_reps, timing_budget_ms, flush_l2, allow_tf32,
+                                                timeout_setup_s, timeout_load_s, timeout_correctness_s,
+                                                timeout_timing_s)
+
+}  // namespace kernelrl::eval

@@ -1,0 +1,111 @@
+#include "eval/timing.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+
+#include "eval/gpu.hpp"
+#include "eval/stats.hpp"
+
+namespace kernelrl::eval {
+
+namespace {
+
+class GpuTimer : public CallTimer {
+ public:
+  explicit GpuTimer(void* stream) : stream_(stream) {}
+  common::Fallible init(std::int64_t l2_bytes) {
+    if (auto s = flusher_.init(l2_bytes); !s) return s;
+    return timer_.init();
+  }
+
+ protected:
+  common::Fallible flush() override { return flusher_.flush(stream_); }
+  common::Fallible start() override { return timer_.start(stream_); }
+  common::Expected<double> stop_ms() override { return timer_.stop_ms(); }
+  common::Fallible settle() override { return gpu::synchronize_and_check(); }
+
+ private:
+  void* stream_;
+  gpu::L2Flusher flusher_;
+  gpu::EventTimer timer_;
+};
+
+class CpuTimer : public CallTimer {
+ public:
+  CpuTimer() {
+    long llc = ::sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (llc <= 0) llc = 32l << 20;
+    buffer_.assign(static_cast<std::size_t>(2 * llc), 0);
+  }
+
+ protected:
+  common::Fallible flush() override {
+    for (std::size_t i = 0; i < buffer_.size(); i += 64) buffer_[i] = static_cast<char>(buffer_[i] + 1);
+    sink_ = buffer_[buffer_.size() / 2];
+    return common::Ok{};
+  }
+  common::Fallible start() override {
+    t0_ = std::chrono::steady_clock::now();
+    return common::Ok{};
+  }
+  common::Expected<double> stop_ms() override {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0_).count();
+  }
+  common::Fallible settle() override { return common::Ok{}; }
+
+ private:
+  std::vector<char> buffer_;
+  volatile char sink_ = 0;
+  std::chrono::steady_clock::time_point t0_;
+};
+
+}  // namespace
+
+common::Expected<std::unique_ptr<CallTimer>> CallTimer::create(bool cuda, void* stream, std::int64_t l2_bytes) {
+  if (!cuda) return std::unique_ptr<CallTimer>(std::make_unique<CpuTimer>());
+  auto t = std::make_unique<GpuTimer>(stream);
+  if (auto s = t->init(l2_bytes); !s) return s.error();
+  return std::unique_ptr<CallTimer>(std::move(t));
+}
+
+common::Expected<std::vector<double>> CallTimer::run(const std::function<std::string(int)>& call,
+                                                     const EvalOptions& options) {
+  for (int i = 0; i < options.n_warmup; ++i) {
+    if (auto err = call(i); !err.empty()) return common::make_error(err);
+    if (auto s = settle(); !s) return s.error();
+  }
+  std::vector<double> times_ms;
+  double total_ms = 0;
+  for (int rep = 0; rep < options.max_reps; ++rep) {
+    if (rep >= options.min_reps && total_ms >= options.timing_budget_ms) break;
+    if (options.flush_l2) {
+      if (auto s = flush(); !s) return s.error();
+    }
+    if (auto s = start(); !s) return s.error();
+    if (auto err = call(rep); !err.empty()) return common::make_error(err);
+    auto ms = stop_ms();
+    if (!ms) return ms.error();
+    times_ms.push_back(*ms);
+    total_ms += *ms;
+  }
+  return times_ms;
+}
+
+TimingSummary summarize_ms(const std::vector<double>& times_ms) {
+  std::vector<double> us;
+  for (double t : times_ms) us.push_back(t * 1000.0);
+  SampleStats s = summarize(us);
+  TimingSummary t;
+  t.n = s.n;
+  t.median_us = s.median;
+  t.mean_us = s.mean;
+  t.min_us = s.min;
+  t.max_us = s.max;
+  t.stdev_us = s.stdev;
+  t.p10_us = s.p10;
+  t.p90_us = s.p90;
+  return t;
+}
+
+}  // namespace kernelrl::eval

@@ -1,0 +1,38 @@
+// Times repeated calls the way the evaluation protocol says: warm-up, cache flush before every
+// timed call, an end mark that waits for the whole device, enough repetitions for a stable median.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/expected.hpp"
+#include "eval/options.hpp"
+#include "eval/result.hpp"
+
+namespace kernelrl::eval {
+
+class CallTimer {
+ public:
+  // cuda: time with events on `stream` and flush L2 (`l2_bytes`); else host clock and a flush of
+  // the CPU's last-level cache.
+  static common::Expected<std::unique_ptr<CallTimer>> create(bool cuda, void* stream, std::int64_t l2_bytes);
+  virtual ~CallTimer() = default;
+
+  // Calls `call(rep)` n_warmup times untimed, then times calls until max_reps, or min_reps and
+  // timing_budget_ms. `call` returns an error text ("" = fine); the first error stops timing.
+  // Returns the per-call times in milliseconds.
+  common::Expected<std::vector<double>> run(const std::function<std::string(int rep)>& call, const EvalOptions& options);
+
+ protected:
+  virtual common::Fallible flush() = 0;
+  virtual common::Fallible start() = 0;
+  virtual common::Expected<double> stop_ms() = 0;
+  virtual common::Fallible settle() = 0;  // wait for all work after an untimed call
+};
+
+// Summary of per-call milliseconds, in microseconds.
+TimingSummary summarize_ms(const std::vector<double>& times_ms);
+
+}  // namespace kernelrl::eval

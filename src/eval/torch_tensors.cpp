@@ -1,0 +1,121 @@
+#include "eval/torch_tensors.hpp"
+
+#include <stdexcept>
+
+namespace py = pybind11;
+
+namespace kernelrl::eval {
+
+namespace {
+py::module_& torch() {
+  static py::module_ m = py::module_::import("torch");
+  return m;
+}
+}  // namespace
+
+bool is_tensor(const py::handle& obj) { return py::isinstance(obj, torch().attr("Tensor")); }
+
+std::vector<std::int64_t> shape_of(const py::object& t) {
+  std::vector<std::int64_t> s;
+  for (auto d : t.attr("shape")) s.push_back(d.cast<std::int64_t>());
+  return s;
+}
+
+std::string dtype_name(const py::object& t) {
+  std::string s = py::str(t.attr("dtype"));
+  return s.rfind("torch.", 0) == 0 ? s.substr(6) : s;
+}
+
+ViewSet make_views(const std::vector<py::object>& tensors) {
+  ViewSet set;
+  for (const auto& t : tensors) {
+    if (!is_tensor(t)) continue;
+    set.shapes.push_back(shape_of(t));
+    std::vector<std::int64_t> st;
+    for (auto d : t.attr("stride")()) st.push_back(d.cast<std::int64_t>());
+    set.strides.push_back(std::move(st));
+  }
+  std::size_t k = 0;
+  for (const auto& t : tensors) {
+    if (!is_tensor(t)) continue;
+    auto dtype = parse_dtype(dtype_name(t));
+    if (!dtype) throw std::runtime_error("unsupported tensor dtype " + dtype_name(t));
+    auto [code, bits] = to_dlpack(*dtype);
+    DLTensor v{};
+    v.data = reinterpret_cast<void*>(t.attr("data_ptr")().cast<std::uintptr_t>());
+    bool cuda = t.attr("is_cuda").cast<bool>();
+    v.device = DLDevice{cuda ? kDLCUDA : kDLCPU, cuda ? t.attr("get_device")().cast<std::int32_t>() : 0};
+    v.ndim = static_cast<std::int32_t>(set.shapes[k].size());
+    v.dtype = DLDataType{code, bits, 1};
+    v.shape = set.shapes[k].data();
+    v.strides = set.strides[k].data();
+    v.byte_offset = 0;
+    set.views.push_back(v);
+    ++k;
+  }
+  return set;
+}
+
+std::vector<py::object> to_device(const py::object& values, const py::object& device) {
+  std::vector<py::object> out;
+  for (auto v : values) {
+    py::object o = py::reinterpret_borrow<py::object>(v);
+    out.push_back(is_tensor(o) ? o.attr("to")(device) : o);
+  }
+  return out;
+}
+
+std::vector<py::object> output_list(const py::object& ret) {
+  std::vector<py::object> out;
+  if (py::isinstance<py::tuple>(ret) || py::isinstance<py::list>(ret)) {
+    for (auto v : ret) out.push_back(py::reinterpret_borrow<py::object>(v));
+  } else {
+    out.push_back(ret);
+  }
+  return out;
+}
+
+std::vector<py::object> clone_all(const std::vector<py::object>& values) {
+  std::vector<py::object> out;
+  for (const auto& v : values) out.push_back(is_tensor(v) ? v.attr("clone")() : v);
+  return out;
+}
+
+void poison(const py::object& t) {
+  std::string d = dtype_name(t);
+  if (d == "bool") {
+    t.attr("view")(torch().attr("uint8")).attr("fill_")(0xAB);
+  } else if (t.attr("is_floating_point")().cast<bool>()) {
+    t.attr("fill_")(py::float_(NAN));
+  } else if (d == "uint8") {
+    t.attr("fill_")(0xAB);
+  } else if (d == "int8") {
+    t.attr("fill_")(-85);
+  } else {
+    t.attr("fill_")(-0x2B2B2B2B);
+  }
+}
+
+bool bytes_equal(const py::object& a, const py::object& b) {
+  if (shape_of(a) != shape_of(b) || dtype_name(a) != dtype_name(b)) return false;
+  py::object u8 = torch().attr("uint8");
+  py::object ca = a.attr("contiguous")().attr("view")(-1).attr("view")(u8);
+  py::object cb = b.attr("contiguous")().attr("view")(-1).attr("view")(u8);
+  return torch().attr("equal")(ca, cb).cast<bool>();
+}
+
+HostTensor host_copy(const py::object& t) {
+  HostTensor h;
+  // Always a copy: on the CPU `.to("cpu")` would alias, and the reference's outputs are poisoned
+  // right after this.
+  h.tensor = t.attr("detach")().attr("to")("cpu", py::arg("copy") = true).attr("contiguous")();
+  h.data = reinterpret_cast<const void*>(h.tensor.attr("data_ptr")().cast<std::uintptr_t>());
+  h.numel = h.tensor.attr("numel")().cast<std::int64_t>();
+  auto dtype = parse_dtype(dtype_name(t));
+  if (!dtype) throw std::runtime_error("unsupported tensor dtype " + dtype_name(t));
+  h.dtype = *dtype;
+  h.shape = shape_of(t);
+  return h;
+}
+
+}  // namespace kernelrl::eval

@@ -1,0 +1,60 @@
+// Interop between torch tensors (Python objects in the embedded interpreter) and the C++ side:
+// DLTensor views for the candidate ABI, poisoning, exact copies and host copies for the checker.
+// Python objects: use on the interpreter's thread only.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "eval/dtype.hpp"
+#include "kernelrl/abi.h"
+
+namespace kernelrl::eval {
+
+// DLTensor views of a list of tensors, with the shape and stride storage they point to. The
+// evaluator keeps its own copy of every shape, so a candidate that scribbles on a view's shape
+// array cannot change what is checked.
+struct ViewSet {
+  std::vector<DLTensor> views;
+  std::vector<std::vector<std::int64_t>> shapes;
+  std::vector<std::vector<std::int64_t>> strides;
+};
+
+// Builds views of the tensor elements of `tensors` (non-tensor values are skipped).
+ViewSet make_views(const std::vector<pybind11::object>& tensors);
+
+bool is_tensor(const pybind11::handle& obj);
+
+// Tensors and values of a Python sequence as a vector, tensors moved to `device`.
+std::vector<pybind11::object> to_device(const pybind11::object& values, const pybind11::object& device);
+
+// A forward's return value as a list of tensors: one tensor, or the items of a tuple/list.
+std::vector<pybind11::object> output_list(const pybind11::object& ret);
+
+// Deep copies (clone of each tensor; other values shared).
+std::vector<pybind11::object> clone_all(const std::vector<pybind11::object>& values);
+
+// Fills `t` with a value a correct kernel never leaves behind: NaN for floats, a sentinel for
+// integers, 0xAB bytes for bool.
+void poison(const pybind11::object& t);
+
+// True when `a` and `b` hold the same bytes (NaNs compare by bit pattern).
+bool bytes_equal(const pybind11::object& a, const pybind11::object& b);
+
+// A contiguous CPU copy of a tensor, kept alive with its data pointer for the checker.
+struct HostTensor {
+  pybind11::object tensor;
+  const void* data = nullptr;
+  std::int64_t numel = 0;
+  DType dtype = DType::F32;
+  std::vector<std::int64_t> shape;
+};
+HostTensor host_copy(const pybind11::object& t);
+
+std::vector<std::int64_t> shape_of(const pybind11::object& t);
+std::string dtype_name(const pybind11::object& t);  // "float32", ...
+
+}  // namespace kernelrl::eval

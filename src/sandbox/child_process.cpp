@@ -1,0 +1,136 @@
+#include "sandbox/child_process.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <fstream>
+#include <sstream>
+
+namespace kernelrl::sandbox {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+std::string read_tail(const std::string& path, std::size_t max_bytes) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return "";
+  auto size = static_cast<std::size_t>(in.tellg());
+  std::size_t start = size > max_bytes ? size - max_bytes : 0;
+  in.seekg(static_cast<std::streamoff>(start));
+  std::string s(size - start, '\0');
+  in.read(s.data(), static_cast<std::streamsize>(s.size()));
+  if (start > 0) {
+    auto nl = s.find('\n');
+    if (nl != std::string::npos) s = "..." + s.substr(nl);
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string describe_end(const ChildOutcome& o) {
+  if (o.timed_out) {
+    std::ostringstream s;
+    s << "phase '" << o.last_phase << "' ran past its limit of " << o.phase_limit_s << " s";
+    return s.str();
+  }
+  if (o.term_signal) {
+    const char* abbrev = sigabbrev_np(o.term_signal);
+    return "killed by signal " + std::to_string(o.term_signal) + " (SIG" + (abbrev ? abbrev : "?") + ", " +
+           strsignal(o.term_signal) + ")";
+  }
+  return "exited with code " + std::to_string(o.exit_code) + " before reporting a result";
+}
+
+ChildOutcome run_child_process(const std::function<void(int)>& body, const std::string& scratch_dir,
+                               const std::map<std::string, double>& phase_limits_s, double default_limit_s) {
+  ChildOutcome out;
+  const std::string log_path = scratch_dir + "/child.log";
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    out.exit_code = -1;
+    out.stderr_tail = std::string("pipe failed: ") + std::strerror(errno);
+    return out;
+  }
+  auto t0 = clock_type::now();
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    ::setpgid(0, 0);
+    if (::chdir(scratch_dir.c_str()) != 0) _exit(125);
+    int log = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (log >= 0) {
+      ::dup2(log, STDOUT_FILENO);
+      ::dup2(log, STDERR_FILENO);
+    }
+    body(fds[1]);
+    _exit(0);  // skip interpreter and CUDA teardown: the driver reclaims everything at exit
+  }
+  ::close(fds[1]);
+  if (pid < 0) {
+    ::close(fds[0]);
+    out.stderr_tail = std::string("fork failed: ") + std::strerror(errno);
+    return out;
+  }
+  ::setpgid(pid, pid);
+
+  auto limit_for = [&](const std::string& phase) {
+    auto it = phase_limits_s.find(phase);
+    return it != phase_limits_s.end() ? it->second : default_limit_s;
+  };
+  out.last_phase = "start";
+  double limit_s = default_limit_s;
+  auto deadline = clock_type::now() + std::chrono::duration<double>(limit_s);
+  std::string buffer;
+  char chunk[8192];
+  bool open = true;
+  while (open) {
+    auto left_ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock_type::now()).count();
+    if (left_ms <= 0) {
+      out.timed_out = true;
+      out.phase_limit_s = limit_s;
+      break;
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    int rc = ::poll(&p, 1, static_cast<int>(std::min<long long>(left_ms, 1000)));
+    if (rc <= 0) continue;
+    ssize_t n = ::read(fds[0], chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    buffer.append(chunk, static_cast<std::size_t>(n));
+    for (auto nl = buffer.find('\n'); nl != std::string::npos; nl = buffer.find('\n')) {
+      std::string line = buffer.substr(0, nl);
+      buffer.erase(0, nl + 1);
+      auto j = nlohmann::json::parse(line, nullptr, false);
+      if (j.is_discarded()) continue;
+      if (j.contains("phase") && j.size() == 1) {
+        out.last_phase = j["phase"].get<std::string>();
+        limit_s = limit_for(out.last_phase);
+        deadline = clock_type::now() + std::chrono::duration<double>(limit_s);
+      } else {
+        out.record = std::move(j);
+        out.has_record = true;
+      }
+    }
+    if (out.has_record) break;  // done; grandchildren holding the pipe open must not delay us
+    if (buffer.size() > (64u << 20)) break;  // a runaway writer; the record never gets this big
+  }
+  ::kill(-pid, SIGKILL);  // the child's group: the child itself and anything it started
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  out.wall_ms = std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
+  if (WIFEXITED(status)) out.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status) && !out.timed_out && !out.has_record) out.term_signal = WTERMSIG(status);
+  out.stderr_tail = read_tail(log_path, 2000);
+  return out;
+}
+
+}  // namespace kernelrl::sandbox

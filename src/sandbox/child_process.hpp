@@ -1,0 +1,35 @@
+// One forked child under watch: the worker forks it, reads the phase lines and the final record it
+// writes to a private pipe, and kills its whole process group when a phase outlives its limit.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace kernelrl::sandbox {
+
+struct ChildOutcome {
+  bool has_record = false;
+  nlohmann::json record;       // the child's final JSON line
+  std::string last_phase;      // phase the child was in when it ended
+  bool timed_out = false;
+  double phase_limit_s = 0;    // the limit that ran out, when timed_out
+  int exit_code = -1;          // when it exited
+  int term_signal = 0;         // when a signal ended it
+  std::string stderr_tail;     // last lines of what the child wrote to stdout/stderr
+  double wall_ms = 0;
+};
+
+// Describes how a child ended without a record: "killed by signal 11 (SIGSEGV)", "exited with code 1".
+std::string describe_end(const ChildOutcome& o);
+
+// Forks; the child chdirs into `scratch_dir`, sends stdout/stderr to a log there, and runs
+// body(report_fd), then _exit()s. `phase_limits_s` maps phase names to wall-time limits; a phase
+// without an entry gets `default_limit_s`. Blocks until the child has ended and been reaped.
+ChildOutcome run_child_process(const std::function<void(int report_fd)>& body, const std::string& scratch_dir,
+                               const std::map<std::string, double>& phase_limits_s, double default_limit_s);
+
+}  // namespace kernelrl::sandbox

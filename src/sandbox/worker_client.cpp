@@ -1,0 +1,99 @@
+#include "sandbox/worker_client.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace kernelrl::sandbox {
+
+common::Expected<std::unique_ptr<WorkerClient>> WorkerClient::spawn(const std::string& binary) {
+  std::unique_ptr<WorkerClient> w(new WorkerClient(binary));
+  if (auto s = w->start(); !s) return s.error();
+  return w;
+}
+
+common::Fallible WorkerClient::start() {
+  int down[2], up[2];  // down: orchestrator -> worker, up: worker -> orchestrator
+  if (::pipe2(down, O_CLOEXEC) != 0 || ::pipe2(up, O_CLOEXEC) != 0) {
+    return common::make_error(std::string("cannot create pipes for the worker: ") + std::strerror(errno));
+  }
+  std::string in_fd = std::to_string(down[0]), out_fd = std::to_string(up[1]);
+  pid_t pid = ::fork();
+  if (pid < 0) return common::make_error(std::string("cannot fork the worker: ") + std::strerror(errno));
+  if (pid == 0) {
+    // Keep exactly the two pipe ends open across exec.
+    ::fcntl(down[0], F_SETFD, 0);
+    ::fcntl(up[1], F_SETFD, 0);
+    ::execl(binary_.c_str(), binary_.c_str(), "worker", "--in", in_fd.c_str(), "--out", out_fd.c_str(),
+            static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  ::close(down[0]);
+  ::close(up[1]);
+  pid_ = pid;
+  to_worker_ = down[1];
+  from_worker_ = up[0];
+  buffer_.clear();
+  return common::Ok{};
+}
+
+void WorkerClient::stop() {
+  if (to_worker_ >= 0) ::close(to_worker_);
+  if (from_worker_ >= 0) ::close(from_worker_);
+  to_worker_ = from_worker_ = -1;
+  if (pid_ > 0) {
+    int status = 0;
+    // The worker exits when its request pipe closes; give it a moment, then insist.
+    for (int i = 0; i < 50 && ::waitpid(pid_, &status, WNOHANG) == 0; ++i) ::usleep(20000);
+    if (::waitpid(pid_, &status, WNOHANG) == 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, &status, 0);
+    }
+  }
+  pid_ = -1;
+}
+
+WorkerClient::~WorkerClient() { stop(); }
+
+common::Expected<nlohmann::json> WorkerClient::request(nlohmann::json req) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  long id = next_id_++;
+  req["id"] = id;
+  std::string line = req.dump() + "\n";
+  const char* p = line.data();
+  std::size_t left = line.size();
+  ::signal(SIGPIPE, SIG_IGN);
+  while (left > 0) {
+    ssize_t n = ::write(to_worker_, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  char chunk[65536];
+  while (left == 0) {
+    auto nl = buffer_.find('\n');
+    if (nl != std::string::npos) {
+      auto reply = nlohmann::json::parse(buffer_.substr(0, nl), nullptr, false);
+      buffer_.erase(0, nl + 1);
+      if (reply.is_discarded()) return common::make_error("worker sent a malformed reply");
+      if (reply.value("id", -1L) != id) continue;  // a stale reply
+      return reply;
+    }
+    ssize_t n = ::read(from_worker_, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    buffer_.append(chunk, static_cast<std::size_t>(n));
+  }
+  // The worker is gone (it should never die; a child's failure never reaches it).
+  stop();
+  auto restarted = start();
+  return common::make_error(std::string("the evaluation worker (") + binary_ + " worker) died during the request" +
+                            (restarted ? "; it was restarted" : "; restarting failed: " + restarted.error().message));
+}
+
+}  // namespace kernelrl::sandbox

@@ -1,0 +1,23 @@
+// The embedded CPython interpreter of a worker process: started once, with the site-packages of
+// the interpreter kernelrl was configured with (where torch lives), and torch imported without
+// touching CUDA. Not thread-safe: only the worker's single thread uses Python.
+#pragma once
+
+#include <string>
+
+#include "common/expected.hpp"
+
+namespace kernelrl::task {
+
+// Starts the interpreter (idempotent) and imports torch. Fails with a message naming the
+// interpreter if torch cannot be imported.
+common::Fallible start_python();
+
+// Must be called in a child right after fork() so the interpreter's state is valid there.
+void python_after_fork_child();
+
+// Formats the Python exception being handled (pybind11::error_already_set text) into one line per
+// frame of the user's file only, ending with "ExcType: message". `file_name` filters frames.
+std::string format_python_error(const std::string& what, const std::string& file_name);
+
+}  // namespace kernelrl::task

@@ -1,0 +1,87 @@
+// Compiler::compile on kernelbench (.py) candidates, with plain-Python files so no torch or GPU is
+// needed: the entry layout, the build environment, Python errors with their line, and caching.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "compile_fixture.hpp"
+
+namespace kernelrl::compile {
+namespace {
+
+namespace fs = std::filesystem;
+using common::Status;
+
+class compile_kernelbench : public testing::compile_fixture {};
+
+CompileOptions kernelbench_options() {
+  CompileOptions o;
+  o.format = common::Format::KERNELBENCH;
+  o.cuda_arch = "90";
+  o.time_limit = std::chrono::milliseconds(30000);
+  return o;
+}
+
+TEST_F(compile_kernelbench, KernelbenchBuildsInPlaceWithTheBuildEnvironment) {
+  // The parent's value must not leak into the build: the entry's extensions/ folder is what the
+  // runner will load from.
+  ::setenv("TORCH_EXTENSIONS_DIR", "/nonexistent/wrong", 1);
+  const std::string source =
+      "import os\n"
+      "assert os.environ['TORCH_EXTENSIONS_DIR'].endswith('/extensions'), os.environ['TORCH_EXTENSIONS_DIR']\n"
+      "assert os.path.isdir(os.environ['TORCH_EXTENSIONS_DIR'])\n"
+      "assert os.environ['TORCH_CUDA_ARCH_LIST'] == '9.0', os.environ['TORCH_CUDA_ARCH_LIST']\n"
+      "assert os.environ['MAX_JOBS'] == '4'\n"
+      "assert __name__ == 'kernelrl_prebuild', __name__\n"
+      "class ModelNew:\n"
+      "    pass\n"
+      "if __name__ == '__main__':\n"
+      "    raise SystemExit(3)\n";
+  Compiler c = compiler();
+  CompileResult r = c.compile(source, "candidate.py", kernelbench_options());
+  ::unsetenv("TORCH_EXTENSIONS_DIR");
+  ASSERT_EQ(r.status, Status::OK) << r.message << "\n" << r.log_excerpt;
+  EXPECT_EQ(r.artifact, cache_dir_ / r.key.substr(0, 2) / r.key);
+  EXPECT_TRUE(fs::is_regular_file(r.artifact / "candidate.py"));
+  EXPECT_TRUE(fs::is_directory(r.artifact / "extensions"));
+
+  CompileResult hit = c.compile(source, "candidate.py", kernelbench_options());
+  EXPECT_TRUE(hit.cache_hit);
+  EXPECT_EQ(hit.artifact, r.artifact);
+  EXPECT_LT(hit.t_compile_ms, 10.0);
+
+  CompileOptions other_arch = kernelbench_options();
+  other_arch.cuda_arch = "100";
+  CompileResult arch = c.compile(source, "candidate.py", other_arch);
+  EXPECT_NE(arch.key, r.key) << "the arch list is part of a kernelbench key";
+  EXPECT_EQ(arch.status, Status::COMPILE_ERROR) << "the candidate asserts 9.0";
+}
+
+TEST_F(compile_kernelbench, KernelbenchExceptionNamesTheCandidateLine) {
+  const std::string source =
+      "x = 1\n"
+      "class ModelNew:\n"
+      "    pass\n"
+      "raise ValueError('boom at import')\n";
+  Compiler c = compiler();
+  CompileResult r = c.compile(source, "turn1.py", kernelbench_options());
+  ASSERT_EQ(r.status, Status::COMPILE_ERROR);
+  EXPECT_EQ(r.message, "turn1.py:4: ValueError: boom at import");
+  EXPECT_NE(r.log_excerpt.find("Traceback"), std::string::npos) << r.log_excerpt;
+  EXPECT_EQ(r.log_excerpt.find(cache_dir_.string()), std::string::npos) << r.log_excerpt;
+  EXPECT_TRUE(c.compile(source, "turn1.py", kernelbench_options()).cache_hit);
+}
+
+TEST_F(compile_kernelbench, KernelbenchWithoutTorchIsNotCached) {
+  // What a Python without torch prints, raised by the candidate itself so the case runs anywhere.
+  const std::string source = "class ModelNew:\n    pass\nraise ModuleNotFoundError(\"No module named 'torch'\")\n";
+  Compiler c = compiler();
+  CompileResult r = c.compile(source, "candidate.py", kernelbench_options());
+  EXPECT_EQ(r.status, Status::COMPILE_ERROR);
+  EXPECT_NE(r.message.find("No module named 'torch'"), std::string::npos) << r.message;
+  EXPECT_FALSE(c.compile(source, "candidate.py", kernelbench_options()).cache_hit)
+      << "an environment failure must not be stored";
+}
+
+}  // namespace
+}  // namespace kernelrl::compile

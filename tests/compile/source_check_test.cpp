@@ -1,0 +1,204 @@
+// check_source: the static checks (size, text, entry point, forbidden headers) and the comment
+// stripper they rely on.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "compile/compiler.hpp"
+#include "compile/source_scan.hpp"
+
+namespace kernelrl::compile {
+namespace {
+
+using common::Format;
+using common::Status;
+
+const std::string kEntry =
+    "extern \"C\" int kernelrl_forward(const DLTensor* inputs, int n_inputs, const DLTensor* params,\n"
+    "    int n_params, DLTensor* outputs, int n_outputs, void* stream) { return 0; }\n";
+
+std::string with_entry(const std::string& head) { return head + "\n" + kEntry; }
+
+TEST(compile_check_source, AcceptsAMinimalNativeCandidate) {
+  auto r = check_source(with_entry("#include <kernelrl/abi.h>\n#include <cuda_runtime.h>"), Format::NATIVE, "candidate.cu");
+  EXPECT_EQ(r.status, Status::OK) << r.message;
+}
+
+TEST(compile_check_source, EmptyAndWhitespaceOnlyAreFormatErrors) {
+  auto empty = check_source("", Format::NATIVE, "candidate.cu");
+  EXPECT_EQ(empty.status, Status::FORMAT_ERROR);
+  EXPECT_NE(empty.message.find("empty"), std::string::npos) << empty.message;
+  auto blank = check_source(" \n\t\r\n  ", Format::HOST, "candidate.cpp");
+  EXPECT_EQ(blank.status, Status::FORMAT_ERROR);
+  EXPECT_NE(blank.message.find("whitespace"), std::string::npos) << blank.message;
+  EXPECT_EQ(check_source("\n\n", Format::KERNELBENCH, "candidate.py").status, Status::FORMAT_ERROR);
+}
+
+TEST(compile_check_source, BinaryDataIsAFormatError) {
+  std::string nul = with_entry("#include <kernelrl/abi.h>");
+  nul[5] = '\0';
+  auto r = check_source(nul, Format::NATIVE, "candidate.cu");
+  EXPECT_EQ(r.status, Status::FORMAT_ERROR);
+  EXPECT_NE(r.message.find("offset 5"), std::string::npos) << r.message;
+
+  for (std::string bad : {"\xff", "\xc0\xaf", "\xed\xa0\x80", "\xe2\x82"}) {  // stray, overlong, surrogate, cut short
+    auto b = check_source(with_entry("// " + bad), Format::NATIVE, "candidate.cu");
+    EXPECT_EQ(b.status, Status::FORMAT_ERROR) << "bytes not rejected";
+    EXPECT_NE(b.message.find("UTF-8"), std::string::npos) << b.message;
+  }
+  auto utf8 = check_source(with_entry("// h\xc3\xa9llo \xe2\x9c\x93 \xf0\x9f\x9a\x80"), Format::NATIVE, "candidate.cu");
+  EXPECT_EQ(utf8.status, Status::OK) << utf8.message;
+}
+
+TEST(compile_check_source, TooLargeNamesSizeAndLimit) {
+  std::string big = with_entry("");
+  big.resize(1234567, ' ');
+  auto r = check_source(big, Format::NATIVE, "candidate.cu");
+  EXPECT_EQ(r.status, Status::FORMAT_ERROR);
+  EXPECT_EQ(r.message, "candidate.cu: 1234567 bytes, over the 1048576-byte limit");
+  EXPECT_EQ(check_source(with_entry(""), Format::NATIVE, "a.cu", 10).status, Status::FORMAT_ERROR);
+}
+
+TEST(compile_check_source, MissingEntryPointNamesTheSignature) {
+  auto r = check_source("#include <kernelrl/abi.h>\nextern \"C\" int kernelrl_fwd(void) { return 0; }\n", Format::NATIVE,
+                        "candidate.cu");
+  EXPECT_EQ(r.status, Status::FORMAT_ERROR);
+  EXPECT_NE(r.message.find("extern \"C\" int kernelrl_forward(const DLTensor* inputs"), std::string::npos) << r.message;
+
+  auto no_extern_c = check_source("int kernelrl_forward(const DLTensor*, int) { return 0; }\n", Format::HOST, "c.cpp");
+  EXPECT_EQ(no_extern_c.status, Status::FORMAT_ERROR);
+
+  auto commented = check_source("/* extern \"C\" int kernelrl_forward(...) */\n// kernelrl_forward(\nint x;\n",
+                                Format::HOST, "c.cpp");
+  EXPECT_EQ(commented.status, Status::FORMAT_ERROR) << "an entry point inside comments does not count";
+
+  auto block_form = check_source("extern \"C\" {\nint kernelrl_forward (const DLTensor* i, int n, const DLTensor* p, int np,"
+                                 " DLTensor* o, int no, void* s) { return 0; }\n}\n",
+                                 Format::HOST, "c.cpp");
+  EXPECT_EQ(block_form.status, Status::OK) << block_form.message;
+}
+
+class compile_forbidden_include : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(compile_forbidden_include, IsRejectedWithTheHeaderAndLineNamed) {
+  const std::string& header = GetParam();
+  std::string source = with_entry("#include <kernelrl/abi.h>\n#include <cuda_runtime.h>\n#include <" + header + ">");
+  for (Format format : {Format::NATIVE, Format::HOST}) {
+    auto r = check_source(source, format, "candidate.cu");
+    EXPECT_EQ(r.status, Status::REJECTED) << header;
+    EXPECT_NE(r.message.find("candidate.cu:3:"), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find("<" + header + ">"), std::string::npos) << r.message;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(headers, compile_forbidden_include,
+                         ::testing::Values("torch/extension.h", "ATen/ATen.h", "c10/cuda/CUDAStream.h",
+                                           "caffe2/core/common.h", "pybind11/pybind11.h", "Python.h",
+                                           "python3.11/Python.h", "cublas_v2.h", "cublasLt.h", "cudnn.h",
+                                           "cufft.h", "cusolverDn.h", "cusparse.h", "nccl.h", "curand.h",
+                                           "/usr/include/stdio.h", "../secret.h", "cuda/../../torch/all.h",
+                                           "./torch/extension.h", "TORCH/extension.h"));
+
+class compile_allowed_include : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(compile_allowed_include, Passes) {
+  auto r = check_source(with_entry("#include <" + GetParam() + ">"), Format::NATIVE, "candidate.cu");
+  EXPECT_EQ(r.status, Status::OK) << r.message;
+}
+
+INSTANTIATE_TEST_SUITE_P(headers, compile_allowed_include,
+                         ::testing::Values("kernelrl/abi.h", "cuda_runtime.h", "cuda.h", "cuda_fp16.h", "cuda_bf16.h",
+                                           "cuda_fp8.h", "mma.h", "cooperative_groups.h",
+                                           "cooperative_groups/reduce.h", "cuda/pipeline", "cuda/barrier",
+                                           "cub/cub.cuh", "cuda_pipeline.h", "cuda_awbarrier.h",
+                                           "device_launch_parameters.h", "curand_kernel.h", "vector", "cmath",
+                                           "stdint.h", "math.h", "algorithm"));
+
+TEST(compile_check_source, CommentedOutIncludesDoNotCount) {
+  std::string source = with_entry(
+      "#include <kernelrl/abi.h>\n"
+      "// #include <torch/extension.h>\n"
+      "/* #include <cublas_v2.h> */\n"
+      "/*\n#include <cudnn.h>\n*/\n"
+      "const char* s = \"#include <ATen/ATen.h>\";  // // */ \n"
+      "const char* r = R\"x(\n#include <pybind11/pybind11.h>\n)x\";\n"
+      "int n = 1'000'000;\n");
+  auto r = check_source(source, Format::NATIVE, "candidate.cu");
+  EXPECT_EQ(r.status, Status::OK) << r.message;
+}
+
+TEST(compile_check_source, IncludesHiddenFromANaiveScanAreFound) {
+  const std::string hidden[] = {
+      "#inc\\\nlude <torch/extension.h>",           // line splice inside the directive
+      "# /* gap */ include <cudnn.h>",              // comment between # and include
+      "%:include <cublas_v2.h>",                    // digraph for #
+      "#include_next <cublas_v2.h>",                // include_next
+      "#define H <torch/extension.h>\n#include H",  // computed include
+      "auto c = L'/*';\n#include <cublas_v2.h>\n// */",  // prefixed char literal that holds /*
+      "auto s = u8\"/*\";\n#include <cufft.h>\n// */",   // prefixed string that holds /*
+      "int x = 0x1'f; /* x */\n#include <nccl.h>",       // digit separators
+  };
+  for (const std::string& h : hidden) {
+    auto r = check_source(with_entry("#include <kernelrl/abi.h>\n" + h), Format::NATIVE, "candidate.cu");
+    EXPECT_EQ(r.status, Status::REJECTED) << h << "\n-> " << r.message;
+  }
+}
+
+TEST(compile_check_source, RejectionReportsTheOriginalLineAfterSplices) {
+  std::string source = with_entry("#include <kernelrl/abi.h>\n#define A 1 \\\n  + 2\n\n#include <cublas_v2.h>");
+  auto r = check_source(source, Format::HOST, "k.cpp");
+  ASSERT_EQ(r.status, Status::REJECTED);
+  EXPECT_NE(r.message.find("k.cpp:5:"), std::string::npos) << r.message;
+}
+
+TEST(compile_check_source, KernelbenchNeedsClassModelNew) {
+  auto missing = check_source("import torch\nclass Model(torch.nn.Module):\n    pass\n", Format::KERNELBENCH, "c.py");
+  EXPECT_EQ(missing.status, Status::FORMAT_ERROR);
+  EXPECT_NE(missing.message.find("class ModelNew"), std::string::npos) << missing.message;
+  EXPECT_EQ(check_source("# class ModelNew(nn.Module)\nx = 1\n", Format::KERNELBENCH, "c.py").status, Status::FORMAT_ERROR);
+  EXPECT_EQ(check_source("class ModelNewer:\n    pass\n", Format::KERNELBENCH, "c.py").status, Status::FORMAT_ERROR);
+  // kernelbench candidates build through torch: torch headers inside load_inline strings are fine.
+  auto ok = check_source("src = '#include <torch/extension.h>'\nclass ModelNew(nn.Module):\n    pass\n",
+                         Format::KERNELBENCH, "c.py");
+  EXPECT_EQ(ok.status, Status::OK) << ok.message;
+}
+
+TEST(compile_strip_comments, KeepsLineNumbersAndLiterals) {
+  std::string out = detail::strip_comments("a /* x\ny */ b // c\n\"// d\" '/*' e\\\nf\ng");
+  EXPECT_EQ(out, "a  \n b  \n\"// d\" '/*' ef\n\ng");
+}
+
+// The ladder's files say what they expect; the statically decidable outcomes must come from here.
+TEST(compile_check_source, AgreesWithTheLadder) {
+  namespace fs = std::filesystem;
+  fs::path ladder = fs::path(KERNELRL_SOURCE_DIR) / "tests" / "ladder";
+  if (!fs::is_directory(ladder)) GTEST_SKIP() << "no ladder at " << ladder;
+  int n_checked = 0;
+  for (const auto& dir : {"native", "host", "kernelbench"}) {
+    if (!fs::is_directory(ladder / dir)) continue;
+    for (const auto& file : fs::directory_iterator(ladder / dir)) {
+      std::ifstream in(file.path(), std::ios::binary);
+      std::stringstream ss;
+      ss << in.rdbuf();
+      std::string text = ss.str();
+      auto format = common::format_from_extension(file.path().string());
+      if (!format) continue;
+      std::size_t at = text.find("expect: ");
+      std::string expect = at == std::string::npos ? "FORMAT_ERROR"  // e.g. an empty file
+                                                   : text.substr(at + 8, text.find('\n', at) - at - 8);
+      auto r = check_source(text, *format, file.path().filename().string());
+      if (expect == "REJECTED" || expect == "FORMAT_ERROR") {
+        EXPECT_EQ(common::to_string(r.status), expect) << file.path() << ": " << r.message;
+      } else {
+        EXPECT_EQ(r.status, Status::OK) << file.path() << ": " << r.message;
+      }
+      ++n_checked;
+    }
+  }
+  EXPECT_GT(n_checked, 0);
+}
+
+}  // namespace
+}  // namespace kernelrl::compile

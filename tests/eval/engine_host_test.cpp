@@ -1,0 +1,175 @@
+// The engine end to end on the CPU: the host-format ladder classified right (each followed by a
+// correct candidate that must still score OK), bad tasks and bad candidate files rejected with
+// messages naming the file, kernelbench candidates on the CPU, the compile cache on a re-run.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "common/fs.hpp"
+#include "eval/batch_file.hpp"
+#include "engine_test_util.hpp"
+
+namespace kernelrl::eval {
+namespace {
+
+using testing::source_path;
+
+class EngineHostTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto e = Engine::create(testing::test_config("cpu"));
+    ASSERT_TRUE(e) << e.error().message;
+    engine_ = std::move(*e);
+  }
+  static void TearDownTestSuite() {
+    engine_.reset();
+    std::filesystem::remove_all(testing::test_cache_dir());
+  }
+
+  static EvalResult eval_ok(const std::string& task, const std::string& candidate) {
+    auto r = engine_->evaluate({source_path(task), source_path(candidate), std::nullopt});
+    EXPECT_TRUE(r) << r.error().message;
+    return r ? *r : EvalResult{};
+  }
+
+  static inline std::unique_ptr<Engine> engine_;
+  const std::string small_task_ = "tests/ladder/task_softmax_small.py";
+  const std::string correct_ = "tests/ladder/host/correct.cpp";
+};
+
+TEST_F(EngineHostTest, DeviceIsCpu) { EXPECT_EQ(engine_->device(), "cpu"); }
+
+TEST_F(EngineHostTest, CorrectHostCandidateIsTimedAgainstTheReference) {
+  EvalResult r = eval_ok(small_task_, correct_);
+  EXPECT_EQ(r.status, common::Status::OK) << r.error.message;
+  EXPECT_TRUE(r.correct);
+  EXPECT_GT(r.runtime_us, 0);
+  EXPECT_GT(r.ref_runtime_us, 0);
+  EXPECT_NEAR(r.speedup, r.ref_runtime_us / r.runtime_us, 1e-9);
+  EXPECT_EQ(r.seeds.size(), 6u);  // init seed + 5 trials
+  EXPECT_FALSE(r.commit.empty());
+  EXPECT_TRUE(r.versions.contains("torch"));
+}
+
+TEST_F(EngineHostTest, LadderIsClassifiedAndTheEngineKeepsWorking) {
+  auto entries = read_batch_file(source_path("tests/ladder/ladder.json"));
+  ASSERT_TRUE(entries) << entries.error().message;
+  int n_cpu = 0;
+  for (const auto& e : *entries) {
+    if (e.device.value_or("cpu") != "cpu" || !e.expect) continue;
+    ++n_cpu;
+    auto r = engine_->evaluate(e.job);
+    ASSERT_TRUE(r) << e.job.candidate << ": " << r.error().message;
+    EXPECT_EQ(common::to_string(r->status), common::to_string(*e.expect))
+        << e.job.candidate << ": " << r->error.message << "\n" << r->error.compile_log;
+    if (r->status != common::Status::OK) {
+      EXPECT_FALSE(r->correct);
+      EXPECT_EQ(r->speedup, 0);
+      EXPECT_FALSE(r->error.message.empty()) << e.job.candidate;
+    }
+    EvalResult after = eval_ok(small_task_, correct_);
+    EXPECT_EQ(after.status, common::Status::OK) << "after " << e.job.candidate << ": " << after.error.message;
+  }
+  EXPECT_GE(n_cpu, 10);
+}
+
+TEST_F(EngineHostTest, WrongOutputReportsWhereAndHowMuch) {
+  EvalResult r = eval_ok(small_task_, "tests/ladder/host/off_by_one.cpp");
+  ASSERT_EQ(r.status, common::Status::WRONG_OUTPUT);
+  EXPECT_GT(r.error.n_mismatch, 0);
+  EXPECT_GT(r.error.max_abs_error, 0);
+  EXPECT_EQ(r.error.first_bad_index.size(), 2u);
+  EXPECT_NE(r.error.message.find("output 0"), std::string::npos) << r.error.message;
+}
+
+TEST_F(EngineHostTest, CrashSaysWhichSignal) {
+  EvalResult r = eval_ok(small_task_, "tests/ladder/host/oob_write.cpp");
+  ASSERT_EQ(r.status, common::Status::RUNTIME_ERROR);
+  EXPECT_NE(r.error.message.find("SIGSEGV"), std::string::npos) << r.error.message;
+}
+
+TEST_F(EngineHostTest, CompileErrorCarriesTheLine) {
+  EvalResult r = eval_ok(small_task_, "tests/ladder/host/compile_error.cpp");
+  ASSERT_EQ(r.status, common::Status::COMPILE_ERROR);
+  EXPECT_NE(r.error.compile_log.find("compile_error.cpp:"), std::string::npos) << r.error.compile_log;
+}
+
+TEST_F(EngineHostTest, SecondEvaluationHitsTheCompileCache) {
+  eval_ok(small_task_, correct_);
+  EvalResult r = eval_ok(small_task_, correct_);
+  EXPECT_TRUE(r.cache_hit);
+  EXPECT_LT(r.phases_ms["compile"], 50.0);
+}
+
+TEST_F(EngineHostTest, BadTasksAreReportedWithTheFileAndProblem) {
+  struct Case {
+    const char* task;
+    const char* needle;
+  };
+  for (Case c : {Case{"tests/data/tasks/syntax_error.py", "syntax error"},
+                 Case{"tests/data/tasks/no_get_inputs.py", "get_inputs"},
+                 Case{"tests/data/tasks/forward_raises.py", "this reference is broken"}}) {
+    auto r = engine_->evaluate({source_path(c.task), source_path(correct_), std::nullopt});
+    ASSERT_FALSE(r) << c.task;
+    EXPECT_NE(r.error().message.find(std::filesystem::path(c.task).filename().string()), std::string::npos)
+        << r.error().message;
+    EXPECT_NE(r.error().message.find(c.needle), std::string::npos) << r.error().message;
+  }
+  auto missing = engine_->evaluate({source_path("tests/data/tasks/nope.py"), source_path(correct_), std::nullopt});
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("nope.py"), std::string::npos);
+}
+
+TEST_F(EngineHostTest, BadCandidateFilesAreFormatErrors) {
+  auto dir = testing::test_cache_dir() / "bad-candidates";
+  std::filesystem::create_directories(dir);
+  auto write = [&](const std::string& name, const std::string& content) {
+    std::ofstream(dir / name, std::ios::binary) << content;
+    return dir / name;
+  };
+  std::string big(1100000, ' ');
+  big += "extern \"C\" int kernelrl_forward() { return 0; }";
+  std::string binary("\x7f" "ELF\x02\x01\x01\0\0\0\0", 12);
+  binary += std::string(100, '\0');
+  for (auto path : {write("empty.cpp", ""), write("binary.cpp", binary), write("big.cpp", big),
+                    write("no_entry.cpp", "int f() { return 1; }\n")}) {
+    auto r = engine_->evaluate({source_path(small_task_), path, std::nullopt});
+    ASSERT_TRUE(r) << path << ": " << r.error().message;
+    EXPECT_EQ(r->status, common::Status::FORMAT_ERROR) << path << ": " << r->error.message;
+    EXPECT_NE(r->error.message.find(path.filename().string()), std::string::npos) << r->error.message;
+  }
+}
+
+TEST_F(EngineHostTest, NativeCandidateOnACpuEngineCannotBeEvaluated) {
+  auto r = engine_->evaluate({source_path(small_task_), source_path("tests/ladder/native/correct_naive.cu"), std::nullopt});
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("GPU"), std::string::npos) << r.error().message;
+}
+
+TEST_F(EngineHostTest, TaskInfoGivesTheSignatureAndEagerTime) {
+  auto info = engine_->task_info(source_path("examples/linear_relu/task.py"));
+  ASSERT_TRUE(info) << info.error().message;
+  ASSERT_EQ(info->signature.params.size(), 2u);
+  EXPECT_EQ(info->signature.params[0].name, "linear.weight");
+  EXPECT_EQ(info->signature.outputs.size(), 1u);
+  EXPECT_GT(info->ref_runtime.median_us, 0);
+}
+
+TEST_F(EngineHostTest, BatchEvaluatesEveryJobAndReportsEach) {
+  std::vector<EvalJob> jobs;
+  for (const char* c : {"tests/ladder/host/correct.cpp", "tests/ladder/host/off_by_one.cpp",
+                        "tests/ladder/host/partial_write.cpp", "tests/ladder/host/abort.cpp"}) {
+    jobs.push_back({source_path(small_task_), source_path(c), std::nullopt});
+  }
+  int n_callbacks = 0;
+  auto results = engine_->evaluate_batch(jobs, [&](std::size_t, const common::Expected<EvalResult>&) { ++n_callbacks; });
+  ASSERT_EQ(results.size(), 4u);
+  EXPECT_EQ(n_callbacks, 4);
+  EXPECT_EQ(results[0]->status, common::Status::OK);
+  EXPECT_EQ(results[1]->status, common::Status::WRONG_OUTPUT);
+  EXPECT_EQ(results[2]->status, common::Status::WRONG_OUTPUT);
+  EXPECT_EQ(results[3]->status, common::Status::RUNTIME_ERROR);
+}
+
+}  // namespace
+}  // namespace kernelrl::eval

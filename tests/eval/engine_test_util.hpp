@@ -1,0 +1,36 @@
+// Shared set-up for engine tests: one Engine per test binary (the worker imports torch once),
+// short phase limits so hang tests stay quick, a private compile cache.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "eval/engine.hpp"
+
+namespace kernelrl::eval::testing {
+
+inline std::string source_path(const std::string& relative) { return std::string(KERNELRL_SOURCE_DIR) + "/" + relative; }
+
+inline std::filesystem::path test_cache_dir() {
+  return std::filesystem::temp_directory_path() / ("kernelrl-test-cache-" + std::to_string(::getpid()));
+}
+
+inline EngineConfig test_config(const std::string& device) {
+  EngineConfig c;
+  c.worker_binary = KERNELRL_BINARY;
+  c.cache_dir = test_cache_dir();
+  c.options.device = device;
+  c.options.timeout_correctness_s = 4;
+  c.options.timeout_timing_s = 20;
+  c.options.min_reps = 5;
+  c.options.max_reps = 20;
+  c.options.n_warmup = 2;
+  c.options.timing_budget_ms = 200;
+  return c;
+}
+
+}  // namespace kernelrl::eval::testing

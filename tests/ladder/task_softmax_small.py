@@ -1,0 +1,22 @@
+# Ladder task (CPU, fast for CI): softmax over dim=1 of a (64, 256) float32 matrix.
+import torch
+import torch.nn as nn
+
+ROWS = 64
+COLS = 256
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return torch.softmax(x, dim=1)
+
+
+def get_inputs():
+    return [torch.randn(ROWS, COLS)]
+
+
+def get_init_inputs():
+    return []

@@ -1,0 +1,118 @@
+// Child-process containment: whatever the child does (crash, abort, hang, exit early, spawn
+// descendants), the parent gets an outcome and nothing is left running.
+#include "sandbox/child_process.hpp"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+namespace kernelrl::sandbox {
+namespace {
+
+void say(int fd, const std::string& line) {
+  std::string s = line + "\n";
+  ssize_t n = ::write(fd, s.data(), s.size());
+  (void)n;
+}
+
+// Running or sleeping; a zombie (killed, not yet reaped by init) counts as gone.
+bool alive(pid_t pid) {
+  for (int i = 0; i < 100; ++i) {
+    FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
+    if (!f) return false;
+    char state = '?';
+    int n = std::fscanf(f, "%*d %*s %c", &state);
+    std::fclose(f);
+    if (n == 1 && (state == 'Z' || state == 'X')) return false;
+    ::usleep(10000);
+  }
+  return true;
+}
+
+class ChildProcessTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("kernelrl-child-test-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::filesystem::path dir_;
+};
+
+TEST_F(ChildProcessTest, RecordComesBack) {
+  auto o = run_child_process([](int fd) { say(fd, R"({"phase":"load"})"); say(fd, R"({"result":{"x":1}})"); },
+                             dir_.string(), {}, 10);
+  ASSERT_TRUE(o.has_record);
+  EXPECT_EQ(o.record["result"]["x"], 1);
+  EXPECT_EQ(o.last_phase, "load");
+  EXPECT_FALSE(o.timed_out);
+}
+
+TEST_F(ChildProcessTest, SegfaultIsReportedWithSignalName) {
+  auto o = run_child_process([](int fd) { say(fd, R"({"phase":"correctness"})"); ::raise(SIGSEGV); }, dir_.string(), {}, 10);
+  EXPECT_FALSE(o.has_record);
+  EXPECT_EQ(o.term_signal, SIGSEGV);
+  EXPECT_EQ(o.last_phase, "correctness");
+  EXPECT_NE(describe_end(o).find("SIGSEGV"), std::string::npos) << describe_end(o);
+}
+
+TEST_F(ChildProcessTest, AbortIsReported) {
+  auto o = run_child_process([](int) { std::abort(); }, dir_.string(), {}, 10);
+  EXPECT_EQ(o.term_signal, SIGABRT);
+}
+
+TEST_F(ChildProcessTest, HangInAPhaseTimesOutWithThatPhasesLimit) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto o = run_child_process(
+      [](int fd) {
+        say(fd, R"({"phase":"correctness"})");
+        for (;;) ::pause();
+      },
+      dir_.string(), {{"correctness", 0.5}}, 30);
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_TRUE(o.timed_out);
+  EXPECT_EQ(o.last_phase, "correctness");
+  EXPECT_DOUBLE_EQ(o.phase_limit_s, 0.5);
+  EXPECT_LT(s, 5.0);
+}
+
+TEST_F(ChildProcessTest, EarlyExitWithoutRecordIsNotSuccess) {
+  auto o = run_child_process([](int) { _exit(0); }, dir_.string(), {}, 10);
+  EXPECT_FALSE(o.has_record);
+  EXPECT_EQ(o.exit_code, 0);
+  EXPECT_NE(describe_end(o).find("before reporting"), std::string::npos);
+}
+
+TEST_F(ChildProcessTest, OutputIsCapturedAndDescendantsAreKilled) {
+  auto pid_file = dir_ / "grandchild.pid";
+  auto o = run_child_process(
+      [&](int fd) {
+        if (pid_t g = ::fork(); g == 0) {
+          for (;;) ::pause();  // a descendant that would outlive its parent
+        } else {
+          FILE* f = std::fopen(pid_file.c_str(), "w");
+          std::fprintf(f, "%d", g);
+          std::fclose(f);
+        }
+        std::fprintf(stderr, "hello from the child\n");
+        std::fflush(stderr);
+        say(fd, R"({"result":{}})");
+      },
+      dir_.string(), {}, 10);
+  EXPECT_TRUE(o.has_record);
+  EXPECT_NE(o.stderr_tail.find("hello from the child"), std::string::npos);
+  FILE* f = std::fopen(pid_file.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  int g = 0;
+  ASSERT_EQ(std::fscanf(f, "%d", &g), 1);
+  std::fclose(f);
+  EXPECT_FALSE(alive(g)) << "descendant " << g << " still running";
+}
+
+}  // namespace
+}  // namespace kernelrl::sandbox
