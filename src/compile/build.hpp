@@ -37,8 +37,9 @@ CompileResult build_library(const build_request& request);
 CompileResult build_kernelbench(const build_request& request);
 
 // Classifies a finished compiler run: TIMEOUT past the limit, COMPILE_ERROR on a non-zero exit or
-// a signal (message = first error line, excerpt = trimmed diagnostics), OK otherwise. The output
-// must already name the candidate by display_name (see clean_paths).
+// a signal (message = first error line, excerpt = trimmed diagnostics), OK otherwise. `tool` names
+// the program in messages ("nvcc", "the C++ compiler"). The output must already name the candidate
+// by display_name (see clean_paths).
 build_outcome interpret_run(const common::Expected<common::RunResult>& run, const std::string& tool,
                             const CompileOptions& options, const std::string& display_name);
 

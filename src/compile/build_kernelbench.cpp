@@ -145,7 +145,7 @@ CompileResult build_kernelbench(const build_request& req) {
   auto run = common::run_process(with_env(env, {tc.python, "-c", kPrebuildScript, src.string()}), req.entry, {}, limits);
   if (run) run->output = clean_paths(run->output, src, req.entry, req.display_name);
 
-  build_outcome outcome = interpret_run(run, "Python build", req.options, req.display_name);
+  build_outcome outcome = interpret_run(run, "the kernelbench build (" + tc.python + ")", req.options, req.display_name);
   CompileResult& result = outcome.result;
   if (run && result.status == Status::COMPILE_ERROR && run->term_signal == 0) {
     // The traceback's last lines, after the compiler errors of a failed load_inline if it has any.

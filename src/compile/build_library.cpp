@@ -2,6 +2,8 @@
 // or the C++ compiler there, record the result beside the artifact, and rename the folder into
 // the cache. Both link with -z defs, so a call to a function nobody defines (a typo, or cuBLAS /
 // torch declared by hand) is a compile error naming the symbol, not a load failure later.
+#include <unistd.h>
+
 #include <chrono>
 
 #include "common/fs.hpp"
@@ -72,6 +74,11 @@ CompileResult build_library(const build_request& req) {
     return infrastructure_failure(
         "nvcc not found: native candidates need the CUDA toolkit (set $KERNELRL_NVCC or put nvcc on PATH)");
   }
+  const std::string& program = native ? tc.nvcc : tc.cxx;
+  if (::access(program.c_str(), X_OK) != 0) {
+    return infrastructure_failure(std::string(native ? "nvcc" : "C++ compiler") + " '" + program +
+                                  "' is not an executable file (check $KERNELRL_NVCC / $CXX)");
+  }
   if (native && dotted_arch(req.options.cuda_arch).empty()) {
     return infrastructure_failure("invalid cuda_arch '" + req.options.cuda_arch + "': expected digits such as 90 or 100a");
   }
@@ -95,7 +102,7 @@ CompileResult build_library(const build_request& req) {
   auto run = common::run_process(with_env(env, argv), *scratch, {}, limits);
   if (run) run->output = clean_paths(run->output, src, *scratch, req.display_name);
 
-  build_outcome outcome = interpret_run(run, native ? "nvcc" : "C++ compiler", req.options, req.display_name);
+  build_outcome outcome = interpret_run(run, native ? "nvcc" : "the C++ compiler", req.options, req.display_name);
   CompileResult& result = outcome.result;
   std::error_code ec;
   if (result.status == Status::OK && !fs::is_regular_file(out, ec)) {

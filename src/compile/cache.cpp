@@ -108,7 +108,7 @@ std::optional<CompileResult> read_entry(const fs::path& entry, const std::string
 
   CompileResult r;
   r.status = *status;
-  r.artifact = *artifact == "." ? entry : entry / *artifact;
+  if (!artifact->empty()) r.artifact = *artifact == "." ? entry : entry / *artifact;
   if (r.status == Status::OK) {
     std::error_code ec;
     bool present = *artifact == "." ? fs::is_directory(entry / "extensions", ec)

@@ -62,7 +62,8 @@ std::string trim_diagnostics(const std::string& output, const std::string& scrat
                              const std::string& display_name, int max_errors = 5, std::size_t max_chars = 2000);
 
 // Compiles one candidate through the cache at `cache_dir`. Thread-safe; several threads may ask
-// for the same key at once (the artifact is built in a private folder and renamed into place).
+// for the same key at once (the artifact is built in a private folder and renamed into place;
+// kernelbench entries, whose torch build folders must not move, are built in place under a lock).
 class Compiler {
  public:
   Compiler(Toolchain toolchain, std::filesystem::path cache_dir);

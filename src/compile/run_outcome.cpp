@@ -61,7 +61,7 @@ build_outcome interpret_run(const common::Expected<common::RunResult>& run, cons
   CompileResult& r = out.result;
   if (!run) {
     r.status = Status::COMPILE_ERROR;
-    r.message = "cannot run the " + tool + ": " + run.error().message;
+    r.message = "cannot run " + tool + ": " + run.error().message;
     r.log_excerpt = r.message;
     return out;
   }
@@ -74,7 +74,7 @@ build_outcome interpret_run(const common::Expected<common::RunResult>& run, cons
   }
   if (rr.term_signal != 0) {
     r.status = Status::COMPILE_ERROR;
-    r.message = "the " + tool + " was killed by " + signal_name(rr.term_signal);
+    r.message = tool + " was killed by " + signal_name(rr.term_signal);
     if (rr.term_signal == SIGXFSZ) {
       r.message += " (it wrote a file over the size limit)";
     } else if (rr.term_signal == SIGKILL || rr.term_signal == SIGSEGV || rr.term_signal == SIGABRT) {
@@ -86,8 +86,8 @@ build_outcome interpret_run(const common::Expected<common::RunResult>& run, cons
     r.status = Status::COMPILE_ERROR;
     r.message = first_error(rr.output, "", display_name);
     bool oom = ran_out_of_memory(rr.output);
-    if (oom) r.message = "the " + tool + " ran out of memory (limit " + gib_text(options.memory_limit_bytes) + ")";
-    if (r.message.empty()) r.message = "the " + tool + " exited with status " + std::to_string(rr.exit_code);
+    if (oom) r.message = tool + " ran out of memory (limit " + gib_text(options.memory_limit_bytes) + ")";
+    if (r.message.empty()) r.message = tool + " exited with status " + std::to_string(rr.exit_code);
     out.cacheable = !oom;
     return out;
   }

@@ -16,8 +16,11 @@ fs::path resolve(const std::string& p, const fs::path& batch_dir) {
   fs::path path(p);
   std::error_code ec;
   if (path.is_absolute() || fs::exists(path, ec)) return path;
-  fs::path beside = batch_dir / path;
-  return fs::exists(beside, ec) ? beside : path;
+  for (fs::path dir = fs::absolute(batch_dir, ec); !dir.empty(); dir = dir.parent_path()) {
+    if (fs::exists(dir / path, ec)) return dir / path;
+    if (dir == dir.parent_path()) break;
+  }
+  return path;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Batch files: a JSON list (or JSON lines) of {"task": PATH, "candidate": PATH, "format"?: NAME,
 // "device"?: "cuda"|"cpu", "expect"?: STATUS}. Relative paths resolve against the current
-// directory, then the batch file's folder.
+// directory, then the batch file's folder and each folder above it (so a repository-relative
+// path in a batch file works from anywhere).
 #pragma once
 
 #include <filesystem>

@@ -1,5 +1,6 @@
 #include "eval/check_outputs.hpp"
 
+#include <cstdio>
 #include <sstream>
 
 #include "eval/checker.hpp"
@@ -16,6 +17,12 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
   for (std::size_t i = 0; i < shape.size(); ++i) s << (i ? ", " : "") << shape[i];
   s << "]";
   return s.str();
+}
+
+std::string short_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
 }
 
 OutputCheck fail(int index, std::string message) {
@@ -63,15 +70,8 @@ OutputCheck check_outputs(const std::vector<py::object>& actual, const std::vect
       r.details.max_abs_error = cmp.max_abs_error;
       r.details.max_rel_error = cmp.max_rel_error;
       if (cmp.first_bad_index >= 0) r.details.first_bad_index = unravel(cmp.first_bad_index, e.shape);
-      std::ostringstream msg;
-      msg << "output " << i << ": " << cmp.n_mismatch << " of " << cmp.n_checked
-          << " elements outside tolerance (atol " << tol.atol << ", rtol " << tol.rtol << "); max abs error "
-          << cmp.max_abs_error << ", max rel error " << cmp.max_rel_error;
-      if (cmp.first_bad_index >= 0) {
-        msg << "; first at " << shape_text(r.details.first_bad_index) << ": got " << cmp.actual_at_first_bad
-            << ", expected " << cmp.expected_at_first_bad;
-      }
-      r.details.message = msg.str();
+      r.details.message = describe(cmp, "output " + std::to_string(i), e.dtype, e.shape) + " [atol " + short_number(tol.atol) +
+                          ", rtol " + short_number(tol.rtol) + "]";
       return r;
     }
   }

@@ -80,6 +80,7 @@ TEST_F(compile_host, CompileErrorNamesTheLineAndIsCached) {
   EXPECT_TRUE(again.cache_hit);
   EXPECT_EQ(again.status, Status::COMPILE_ERROR);
   EXPECT_EQ(again.message.rfind("turn2.cpp:7: error: ", 0), 0u) << "display name rewritten on a hit: " << again.message;
+  EXPECT_TRUE(again.artifact.empty());
 }
 
 TEST_F(compile_host, UndefinedSymbolsFailAtLinkTime) {
@@ -185,6 +186,33 @@ TEST_F(compile_host, MissingNvccIsAClearNativeError) {
   CompileResult r = Compiler(tc, cache_dir_).compile(source, "candidate.cu", o);
   EXPECT_EQ(r.status, Status::COMPILE_ERROR);
   EXPECT_NE(r.message.find("nvcc not found"), std::string::npos) << r.message;
+
+  tc.nvcc = "/nonexistent/bin/nvcc";
+  CompileResult wrong = Compiler(tc, cache_dir_).compile(source, "candidate.cu", o);
+  EXPECT_EQ(wrong.status, Status::COMPILE_ERROR);
+  EXPECT_NE(wrong.message.find("'/nonexistent/bin/nvcc' is not an executable file"), std::string::npos) << wrong.message;
+  EXPECT_FALSE(Compiler(tc, cache_dir_).compile(source, "candidate.cu", o).cache_hit) << "not stored";
+}
+
+TEST(compile_toolchain, NvccFromTheEnvironmentWins) {
+  std::optional<common::Expected<Toolchain>> tc;
+  {
+    testing::scoped_env nvcc("KERNELRL_NVCC", "/nonexistent/bin/nvcc");
+    tc = detect_toolchain();
+  }
+  ASSERT_TRUE(tc->ok()) << "a missing nvcc is not an error: " << tc->error().message;
+  EXPECT_EQ((*tc)->nvcc, "/nonexistent/bin/nvcc");
+  EXPECT_TRUE((*tc)->nvcc_version.empty());
+}
+
+TEST(compile_toolchain, MissingCxxIsAnError) {
+  std::optional<common::Expected<Toolchain>> tc;
+  {
+    testing::scoped_env cxx("CXX", "/nonexistent/bin/g++");
+    tc = detect_toolchain();
+  }
+  ASSERT_FALSE(tc->ok());
+  EXPECT_NE(tc->error().message.find("/nonexistent/bin/g++"), std::string::npos) << tc->error().message;
 }
 
 TEST(compile_toolchain, FindsTheCxxCompilerAndReadsVersions) {

@@ -2,8 +2,6 @@
 // needed: the entry layout, the build environment, Python errors with their line, and caching.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-
 #include "compile_fixture.hpp"
 
 namespace kernelrl::compile {
@@ -25,7 +23,7 @@ CompileOptions kernelbench_options() {
 TEST_F(compile_kernelbench, KernelbenchBuildsInPlaceWithTheBuildEnvironment) {
   // The parent's value must not leak into the build: the entry's extensions/ folder is what the
   // runner will load from.
-  ::setenv("TORCH_EXTENSIONS_DIR", "/nonexistent/wrong", 1);
+  testing::scoped_env wrong_dir("TORCH_EXTENSIONS_DIR", "/nonexistent/wrong");
   const std::string source =
       "import os\n"
       "assert os.environ['TORCH_EXTENSIONS_DIR'].endswith('/extensions'), os.environ['TORCH_EXTENSIONS_DIR']\n"
@@ -39,7 +37,6 @@ TEST_F(compile_kernelbench, KernelbenchBuildsInPlaceWithTheBuildEnvironment) {
       "    raise SystemExit(3)\n";
   Compiler c = compiler();
   CompileResult r = c.compile(source, "candidate.py", kernelbench_options());
-  ::unsetenv("TORCH_EXTENSIONS_DIR");
   ASSERT_EQ(r.status, Status::OK) << r.message << "\n" << r.log_excerpt;
   EXPECT_EQ(r.artifact, cache_dir_ / r.key.substr(0, 2) / r.key);
   EXPECT_TRUE(fs::is_regular_file(r.artifact / "candidate.py"));
