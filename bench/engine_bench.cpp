@@ -3,7 +3,9 @@
 //   2. throughput of a batch through the native path vs the same kernels through the kernelbench
 //      (load_inline) path, as a ratio; per-candidate overhead beyond the kernels' own GPU time
 //   3. timing fidelity: one kernel evaluated 5 times (reference re-timed each time)
-// usage: kernelrl_bench CANDIDATE_DIR [--skip-kernelbench] [--fidelity-task T --fidelity-candidate C]
+// usage: kernelrl_bench CANDIDATE_DIR [--skip-kernelbench | --only-kernelbench]
+//                       [--fidelity-task T --fidelity-candidate C]
+// Each row is printed as soon as it is measured, and the whole table at the end.
 // CANDIDATE_DIR comes from bench/make_candidates.py (native.json, kernelbench.json).
 #include <unistd.h>
 
@@ -108,11 +110,12 @@ int main(int argc, char** argv) {
     return 64;
   }
   fs::path dir = argv[1];
-  bool skip_kb = false;
+  bool skip_kb = false, only_kb = false;
   std::string fid_task, fid_cand;
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--skip-kernelbench") skip_kb = true;
+    if (a == "--only-kernelbench") only_kb = true;
     if (a == "--fidelity-task" && i + 1 < argc) fid_task = argv[++i];
     if (a == "--fidelity-candidate" && i + 1 < argc) fid_cand = argv[++i];
   }
@@ -122,6 +125,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   common::Table table({"benchmark", "value", "baseline", "ratio", "target"});
+  auto add = [&](std::vector<std::string> row) {
+    std::string line;
+    for (const auto& cell : row) line += cell + " | ";
+    std::printf("row: %s\n", line.c_str());
+    std::fflush(stdout);
+    table.add_row(std::move(row));
+  };
 
   // 1. Cold compile and cache hit, one candidate at a time.
   auto toolchain = compile::detect_toolchain();
@@ -130,6 +140,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   compile::Compiler compiler(*toolchain, *scratch / "compile-seq");
+  eval::EngineConfig base = engine_config(*scratch);
+  double nat_per_min = 0;
+  if (!only_kb) {
   auto native = eval::read_batch_file(dir / "native.json");
   if (!native) {
     std::cerr << native.error().message << "\n";
@@ -149,31 +162,33 @@ int main(int argc, char** argv) {
     cold_ms.push_back(cold.t_compile_ms);
     hit_ms.push_back(hit.t_compile_ms);
   }
-  table.add_row({"cold compile, native (median ms, n=" + std::to_string(n_seq) + ")", fmt(median(cold_ms)), "-", "-", "<= 500"});
-  table.add_row({"cache hit (median ms)", fmt(median(hit_ms), 2), fmt(median(cold_ms)), fmt(median(cold_ms) / median(hit_ms), 0) + "x", "<= 10"});
+  add({"cold compile, native (median ms, n=" + std::to_string(n_seq) + ")", fmt(median(cold_ms)), "-", "-", "<= 500"});
+  add({"cache hit (median ms)", fmt(median(hit_ms), 2), fmt(median(cold_ms)), fmt(median(cold_ms) / median(hit_ms), 0) + "x", "<= 10"});
 
   // 2. Batch throughput, native vs kernelbench, each with a cold cache.
-  eval::EngineConfig base = engine_config(*scratch);
   BatchRun nat = run_batch(dir / "native.json", *scratch / "cache-native", base);
-  double nat_per_min = nat.n / nat.wall_s * 60;
+  nat_per_min = nat.n / nat.wall_s * 60;
   double overhead_ms = nat.wall_s * 1000 / nat.n - nat.gpu_ms_per_candidate;
-  table.add_row({"native batch: candidates/min (n=" + std::to_string(nat.n) + ", correct " + std::to_string(nat.n_correct) + ")",
+  add({"native batch: candidates/min (n=" + std::to_string(nat.n) + ", correct " + std::to_string(nat.n_correct) + ")",
                  fmt(nat_per_min), "-", "-", "-"});
-  table.add_row({"  per-candidate overhead beyond GPU time (ms)", fmt(overhead_ms), "-", "-", "<= 1000"});
-  table.add_row({"  median child phases setup/load/check/timing (ms)",
+  add({"  per-candidate overhead beyond GPU time (ms)", fmt(overhead_ms), "-", "-", "<= 1000"});
+  add({"  median child phases setup/load/check/timing (ms)",
                  fmt(median(nat.setup_ms)) + "/" + fmt(median(nat.load_ms)) + "/" + fmt(median(nat.correctness_ms)) + "/" +
                      fmt(median(nat.timing_ms)),
                  "-", "-", "-"});
+  }
   if (!skip_kb) {
     BatchRun kb = run_batch(dir / "kernelbench.json", *scratch / "cache-kernelbench", base);
     double kb_per_min = kb.n / kb.wall_s * 60;
-    table.add_row({"kernelbench batch: candidates/min (n=" + std::to_string(kb.n) + ", correct " + std::to_string(kb.n_correct) + ")",
+    add({"kernelbench batch: candidates/min (n=" + std::to_string(kb.n) + ", correct " + std::to_string(kb.n_correct) + ")",
                    fmt(kb_per_min, 2), "-", "-", "-"});
-    table.add_row({"native vs kernelbench throughput", fmt(nat_per_min), fmt(kb_per_min, 2), fmt(nat_per_min / kb_per_min) + "x", ">= 20x"});
+    if (nat_per_min > 0) {
+      add({"native vs kernelbench throughput", fmt(nat_per_min), fmt(kb_per_min, 2), fmt(nat_per_min / kb_per_min) + "x", ">= 20x"});
+    }
   }
 
   // 3. Timing fidelity: the same kernel 5 times, the reference re-timed each time.
-  if (!fid_task.empty()) {
+  if (!fid_task.empty() && !only_kb) {
     eval::EngineConfig fc = base;
     fc.cache_dir = *scratch / "cache-fidelity";
     fc.reuse_ref_timing = false;
@@ -192,7 +207,7 @@ int main(int argc, char** argv) {
     }
     if (!speedups.empty()) {
       auto [lo, hi] = std::minmax_element(speedups.begin(), speedups.end());
-      table.add_row({"fidelity: speedup spread over 5 evals (max/min-1, %)", fmt((*hi / *lo - 1) * 100, 2), "-", "-", "<= 2"});
+      add({"fidelity: speedup spread over 5 evals (max/min-1, %)", fmt((*hi / *lo - 1) * 100, 2), "-", "-", "<= 2"});
       std::printf("fidelity: reference median over the 5 runs %.2f us\n", median(refs));
     }
   }

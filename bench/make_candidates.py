@@ -4,7 +4,7 @@ native (.cu, kernelrl ABI) and kernelbench (.py, ModelNew + load_inline), plus b
 The variants differ in block size, elements per thread, float4 loads and launch bounds, so every
 source is distinct (no compile-cache hits) and every kernel is correct.
 
-usage: make_candidates.py OUT_DIR [N]"""
+usage: make_candidates.py OUT_DIR [N] [N_KERNELBENCH]   (kernelbench.json lists the first N_KERNELBENCH)"""
 import itertools
 import json
 import os
@@ -102,6 +102,7 @@ class ModelNew(nn.Module):
 def main():
     out = sys.argv[1]
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 64
+    n_kb = int(sys.argv[3]) if len(sys.argv) > 3 else n
     task = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "examples", "vector_add", "task.py"))
     os.makedirs(out, exist_ok=True)
     combos = list(itertools.product([128, 256, 512, 1024], [1, 2, 4, 8], [0, 1], [0, 1]))[:n]
@@ -121,7 +122,7 @@ def main():
     with open(os.path.join(out, "native.json"), "w") as f:
         json.dump(native, f, indent=1)
     with open(os.path.join(out, "kernelbench.json"), "w") as f:
-        json.dump(kb, f, indent=1)
+        json.dump(kb[:n_kb], f, indent=1)
     print(f"wrote {len(combos)} variants to {out}")
 
 

@@ -2,7 +2,8 @@
 # One call on the GPU machine: build there, run the GPU tests, the shipped examples, timing
 # fidelity and the engine benchmarks; logs and a short summary go to $OUT (or ./gpu-out).
 #   scripts/gpu-check.sh            build, GPU tests, examples, fidelity, native benchmarks
-#   scripts/gpu-check.sh kernelbench   the native vs kernelbench (load_inline) throughput ratio
+#   scripts/gpu-check.sh bench      only what the benchmarks need: native benchmarks, timing
+#                                   fidelity, then native vs kernelbench (16 load_inline builds)
 # Headers the GPU machine lacks (xxhash.h) travel in .gpu-deps/ (scripts/gpu-deps.sh makes it).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -17,12 +18,12 @@ summary="$out/summary.txt"
 note() { echo "$*" | tee -a "$summary"; }
 
 note "gpu-check $mode: commit $KERNELRL_COMMIT, $(date -u +%FT%TZ), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
-if [ ! -x build-gpu/tools/kernelrl/kernelrl ] || [ "$mode" = main ]; then
+if true; then
   t0=$(date +%s)
   cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE="$python" \
     -Dpybind11_DIR="$($python -c 'import pybind11; print(pybind11.get_cmake_dir())')" \
     -DKERNELRL_EXTRA_INCLUDE="$PWD/.gpu-deps/include" >"$out/build.log" 2>&1 &&
-    ninja -C build-gpu -j16 >>"$out/build.log" 2>&1
+    ninja -C build-gpu -j16 $([ "$mode" = bench ] && echo kernelrl kernelrl_bench) >>"$out/build.log" 2>&1
   rc=$?
   note "build: rc $rc in $(( $(date +%s) - t0 )) s"
   [ $rc -eq 0 ] || { tail -40 "$out/build.log"; exit 1; }
@@ -54,7 +55,15 @@ if [ "$mode" = main ]; then
     --fidelity-task examples/softmax/task.py --fidelity-candidate examples/softmax/native.cu >"$out/bench.log" 2>&1
   note "bench (native): rc $?"; tail -20 "$out/bench.log" | tee -a "$summary"
 else
-  $python bench/make_candidates.py /tmp/bench-cands 50 >/dev/null
-  build-gpu/bench/kernelrl_bench /tmp/bench-cands >"$out/bench-kernelbench.log" 2>&1
-  note "bench (native vs kernelbench): rc $?"; tail -20 "$out/bench-kernelbench.log" | tee -a "$summary"
+  $python bench/make_candidates.py /tmp/bench-cands 50 16 >/dev/null
+  build-gpu/bench/kernelrl_bench /tmp/bench-cands --skip-kernelbench \
+    --fidelity-task examples/softmax/task.py --fidelity-candidate examples/softmax/native.cu >"$out/bench.log" 2>&1
+  note "bench (native): rc $?"; grep -E "^row|fidelity" "$out/bench.log" | tee -a "$summary"
+  for t in examples/softmax/task.py tasks/level1/002_relu.py tasks/level1/005_sum_reduction.py; do
+    ours=$($bin tasks show "$t" --json 2>>"$out/fidelity.log" | $python -c 'import json,sys; print(json.load(sys.stdin)["ref_runtime"]["median_us"])')
+    theirs=$($python bench/torch_event_timing.py "$t" 2>>"$out/fidelity.log" | $python -c 'import json,sys; print(json.load(sys.stdin)["median_us"])')
+    note "fidelity $t: kernelrl ref ${ours} us, torch.cuda.Event ${theirs} us, ratio $($python -c "print(round($ours/$theirs, 4))")"
+  done
+  build-gpu/bench/kernelrl_bench /tmp/bench-cands --only-kernelbench >"$out/bench-kernelbench.log" 2>&1
+  note "bench (kernelbench): rc $?"; grep -E "^row" "$out/bench-kernelbench.log" | tee -a "$summary"
 fi

@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string_view>
 
 extern char** environ;
 
@@ -47,9 +48,15 @@ Expected<RunResult> run_process(const std::vector<std::string>& args, const std:
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
-  std::vector<std::string> env_store;
-  for (char** e = environ; *e; ++e) env_store.emplace_back(*e);
-  for (const auto& e : env) env_store.push_back(e);
+  // Overrides first and inherited duplicates dropped: getenv() returns the first match.
+  std::vector<std::string> env_store(env.begin(), env.end());
+  for (char** e = environ; *e; ++e) {
+    std::string_view entry(*e);
+    std::string_view name = entry.substr(0, entry.find('='));
+    bool overridden = false;
+    for (const auto& o : env) overridden = overridden || std::string_view(o).substr(0, o.find('=')) == name;
+    if (!overridden) env_store.emplace_back(entry);
+  }
   std::vector<char*> envp;
   for (auto& e : env_store) envp.push_back(e.data());
   envp.push_back(nullptr);

@@ -171,3 +171,9 @@ CompileResult build_kernelbench(const build_request& req) {
 }
 
 }  // namespace kernelrl::compile::detail
+
+namespace kernelrl::compile {
+
+std::string torch_cuda_arch_list(const std::string& cuda_arch) { return detail::dotted_arch(cuda_arch); }
+
+}  // namespace kernelrl::compile

@@ -61,6 +61,11 @@ CompileResult check_source(const std::string& source, common::Format format, con
 std::string trim_diagnostics(const std::string& output, const std::string& scratch_path,
                              const std::string& display_name, int max_errors = 5, std::size_t max_chars = 2000);
 
+// The TORCH_CUDA_ARCH_LIST a kernelbench artifact is built with: "9.0" for cuda_arch "90", "10.0a"
+// for "100a"; empty if cuda_arch is malformed. A runner that imports the artifact must set the same
+// value and TORCH_EXTENSIONS_DIR=<artifact>/extensions, or torch rebuilds the extensions.
+std::string torch_cuda_arch_list(const std::string& cuda_arch);
+
 // Compiles one candidate through the cache at `cache_dir`. Thread-safe; several threads may ask
 // for the same key at once (the artifact is built in a private folder and renamed into place;
 // kernelbench entries, whose torch build folders must not move, are built in place under a lock).

@@ -68,6 +68,7 @@ common::Expected<std::vector<BatchEntry>> read_batch_file(const fs::path& path) 
       std::string d = e.value("device", "");
       if (d != "cuda" && d != "cpu") return common::make_error(where + ": \"device\" must be cuda or cpu");
       b.device = d;
+      b.job.device = d;
     }
     if (e.contains("expect")) {
       auto s = common::parse_status(e.value("expect", ""));

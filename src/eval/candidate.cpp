@@ -6,6 +6,7 @@
 #include <exception>
 
 #include "common/fs.hpp"
+#include "compile/compiler.hpp"
 #include "task/python_runtime.hpp"
 #include "task/task.hpp"
 
@@ -112,7 +113,15 @@ LoadOutcome load_kernelbench(const std::string& entry_dir, const std::string& di
     out.error = source.error().message;
     return out;
   }
-  py::module_::import("os").attr("environ")["TORCH_EXTENSIONS_DIR"] = entry_dir + "/extensions";
+  py::object environ = py::module_::import("os").attr("environ");
+  environ["TORCH_EXTENSIONS_DIR"] = entry_dir + "/extensions";
+  // The same architecture list as the prebuild, or torch sees other flags and rebuilds (~40 s).
+  py::object cuda = py::module_::import("torch").attr("cuda");
+  if (cuda.attr("is_available")().cast<bool>()) {
+    py::tuple cap = cuda.attr("get_device_capability")();
+    environ["TORCH_CUDA_ARCH_LIST"] =
+        compile::torch_cuda_arch_list(std::to_string(cap[0].cast<int>()) + std::to_string(cap[1].cast<int>()));
+  }
   auto mod = task::exec_python_file(*source, display_name, "kernelrl_candidate");
   if (!mod) {
     out.status = common::Status::RUNTIME_ERROR;

@@ -120,9 +120,23 @@ py::object call_reference(Context& c, const std::vector<py::object>& inputs) {
   return ret;
 }
 
+// get_inputs() under a fresh seed. On a GPU with torch >= 2.0 it runs with the device as the
+// default, so torch.randn & co. draw on the GPU: drawing 10^8 numbers on the CPU takes seconds,
+// which would dominate the evaluation of large tasks.
 std::vector<py::object> fresh_inputs(Context& c, std::uint64_t seed) {
   c.torch.attr("manual_seed")(seed);
-  return to_device(c.task.get_inputs(), c.device);
+  if (!c.cuda || !py::hasattr(c.torch, "set_default_device")) return to_device(c.task.get_inputs(), c.device);
+  py::object scope = c.device;  // torch.device is a context manager since torch 2.0
+  scope.attr("__enter__")();
+  py::object values;
+  try {
+    values = c.task.get_inputs();
+  } catch (...) {
+    scope.attr("__exit__")(py::none(), py::none(), py::none());
+    throw;
+  }
+  scope.attr("__exit__")(py::none(), py::none(), py::none());
+  return to_device(values, c.device);
 }
 
 std::vector<task::TensorSpec> specs_of(const std::vector<py::object>& tensors, const std::string& prefix) {

@@ -89,6 +89,14 @@ common::Expected<Engine::Prepared> Engine::prepare(const EvalJob& job) {
                               ": cannot tell the candidate format from the extension; pass --format native|host|kernelbench");
   }
   p.format = *format;
+  if (job.device && *job.device == "cuda" && device_ != "cuda") {
+    return common::make_error(job.candidate.string() + ": needs a GPU and this engine runs on the CPU");
+  }
+  if (job.device && p.format != common::Format::KERNELBENCH &&
+      *job.device != (p.format == common::Format::NATIVE ? "cuda" : "cpu")) {
+    return common::make_error(job.candidate.string() + ": a " + std::string(common::to_string(p.format)) +
+                              " candidate cannot run on " + *job.device);
+  }
   if (p.format == common::Format::HOST) {
     p.device = "cpu";
   } else if (p.format == common::Format::NATIVE) {
@@ -99,7 +107,7 @@ common::Expected<Engine::Prepared> Engine::prepare(const EvalJob& job) {
     }
     p.device = "cuda";
   } else {
-    p.device = device_;
+    p.device = job.device.value_or(device_);
   }
   auto task_source = common::read_file(job.task, 16u << 20);
   if (!task_source) return task_source.error();

@@ -40,6 +40,7 @@ struct EvalJob {
   std::filesystem::path task;
   std::filesystem::path candidate;
   std::optional<common::Format> format;  // empty: from the candidate's extension
+  std::optional<std::string> device;     // "cuda" or "cpu"; empty: native cuda, host cpu, kernelbench the engine's
 };
 
 // Signature and eager reference time of a task on this device.

@@ -80,5 +80,15 @@ TEST_F(compile_kernelbench, KernelbenchWithoutTorchIsNotCached) {
       << "an environment failure must not be stored";
 }
 
+TEST(compile_kernelbench_arch, TorchArchListSpelling) {
+  EXPECT_EQ(torch_cuda_arch_list("90"), "9.0");
+  EXPECT_EQ(torch_cuda_arch_list("90a"), "9.0a");
+  EXPECT_EQ(torch_cuda_arch_list("100"), "10.0");
+  EXPECT_EQ(torch_cuda_arch_list("120f"), "12.0f");
+  EXPECT_EQ(torch_cuda_arch_list("9"), "");
+  EXPECT_EQ(torch_cuda_arch_list("9.0"), "");
+  EXPECT_EQ(torch_cuda_arch_list("90;rm"), "");
+}
+
 }  // namespace
 }  // namespace kernelrl::compile

@@ -60,9 +60,10 @@ TEST_F(EngineGpuTest, NativeExamplesAreCorrectAndTimed) {
     std::string dir = std::string("examples/") + ex;
     auto r = engine_->evaluate({source_path(dir + "/task.py"), source_path(dir + "/native.cu"), std::nullopt});
     ASSERT_TRUE(r) << r.error().message;
-    EXPECT_EQ(r->status, common::Status::OK) << ex << ": " << r->error.message;
+    ASSERT_EQ(r->status, common::Status::OK) << ex << ": " << r->error.message;
     EXPECT_GT(r->runtime_us, 0);
     EXPECT_GT(r->ref_runtime_us, 0);
+    ASSERT_TRUE(r->device_info.is_object()) << ex << ": " << r->error.message;
     EXPECT_EQ(r->device_info.value("compute_capability", ""), "9.0");
     std::printf("example %-12s runtime %.1f us  ref %.1f us  speedup %.3fx  phases: setup %.0f load %.0f check %.0f timing %.0f ms\n",
                 ex, r->runtime_us, r->ref_runtime_us, r->speedup, r->phases_ms["setup"], r->phases_ms["load"],
