@@ -54,7 +54,7 @@ struct BatchRun {
   int n = 0, n_correct = 0;
   double wall_s = 0;
   double gpu_ms_per_candidate = 0;  // the kernels' own time: every candidate and reference call
-  std::vector<double> setup_ms, load_ms, correctness_ms, timing_ms;
+  std::vector<double> setup_ms, load_ms, correctness_ms, timing_ms, child_ms;
 };
 
 BatchRun run_batch(const fs::path& batch, const fs::path& cache, const eval::EngineConfig& base) {
@@ -95,6 +95,7 @@ BatchRun run_batch(const fs::path& batch, const fs::path& cache, const eval::Eng
     run.load_ms.push_back(get("load"));
     run.correctness_ms.push_back(get("correctness"));
     run.timing_ms.push_back(get("timing"));
+    run.child_ms.push_back(get("child_total"));
   }
   run.gpu_ms_per_candidate = run.n ? gpu_ms / run.n : 0;
   return run;
@@ -102,11 +103,114 @@ BatchRun run_batch(const fs::path& batch, const fs::path& cache, const eval::Eng
 
 double median(std::vector<double> v) { return eval::summarize(std::move(v)).median; }
 
+// Prints each row as soon as it is measured (a run cut short still shows them), then the table.
+class Report {
+ public:
+  void add(std::vector<std::string> row) {
+    std::string line;
+    for (const auto& cell : row) line += cell + " | ";
+    std::printf("row: %s\n", line.c_str());
+    std::fflush(stdout);
+    table_.add_row(std::move(row));
+  }
+  std::string render() const { return table_.render(); }
+
+ private:
+  common::Table table_{{"benchmark", "value", "baseline", "ratio", "target"}};
+};
+
+// 1. Cold compile and cache hit, one candidate at a time, uncontended.
+void bench_compile(const std::vector<eval::BatchEntry>& native, const fs::path& scratch, Report& report) {
+  auto toolchain = compile::detect_toolchain();
+  if (!toolchain) {
+    std::cerr << toolchain.error().message << "\n";
+    return;
+  }
+  compile::Compiler compiler(*toolchain, scratch / "compile-seq");
+  compile::CompileOptions options;
+  options.format = common::Format::NATIVE;
+  if (const char* arch = std::getenv("KERNELRL_ARCH")) options.cuda_arch = arch;
+  std::vector<double> cold_ms, hit_ms;
+  const std::size_t n = std::min<std::size_t>(native.size(), 20);
+  for (std::size_t i = 0; i < n; ++i) {
+    auto source = common::read_file(native[i].job.candidate);
+    if (!source) continue;
+    auto name = native[i].job.candidate.filename().string();
+    auto cold = compiler.compile(*source, name, options);
+    auto hit = compiler.compile(*source, name, options);
+    if (cold.status != common::Status::OK) std::cerr << name << ": " << cold.message << "\n" << cold.log_excerpt << "\n";
+    cold_ms.push_back(cold.t_compile_ms);
+    hit_ms.push_back(hit.t_compile_ms);
+  }
+  report.add({"cold compile, native (median ms, n=" + std::to_string(n) + ")", fmt(median(cold_ms)), "-", "-", "<= 500"});
+  report.add({"cache hit (median ms)", fmt(median(hit_ms), 2), fmt(median(cold_ms)),
+              fmt(median(cold_ms) / median(hit_ms), 0) + "x", "<= 10"});
+}
+
+// 2a. The native batch; returns candidates per minute.
+double bench_native_batch(const fs::path& dir, const fs::path& scratch, const eval::EngineConfig& base, Report& report) {
+  BatchRun run = run_batch(dir / "native.json", scratch / "cache-native", base);
+  if (run.n == 0) return 0;
+  double per_min = run.n / run.wall_s * 60;
+  report.add({"native batch: candidates/min (n=" + std::to_string(run.n) + ", correct " + std::to_string(run.n_correct) + ")",
+              fmt(per_min), "-", "-", "-"});
+  report.add({"  per-candidate overhead beyond GPU time (ms)", fmt(run.wall_s * 1000 / run.n - run.gpu_ms_per_candidate),
+              "-", "-", "<= 1000"});
+  report.add({"  median child phases setup/load/check/timing/child total (ms)",
+              fmt(median(run.setup_ms)) + "/" + fmt(median(run.load_ms)) + "/" + fmt(median(run.correctness_ms)) + "/" +
+                  fmt(median(run.timing_ms)) + "/" + fmt(median(run.child_ms)),
+              "-", "-", "-"});
+  return per_min;
+}
+
+// 2b. The same kernels through load_inline, and the ratio.
+void bench_kernelbench_batch(const fs::path& dir, const fs::path& scratch, const eval::EngineConfig& base,
+                             double native_per_min, Report& report) {
+  BatchRun run = run_batch(dir / "kernelbench.json", scratch / "cache-kernelbench", base);
+  if (run.n == 0) return;
+  double per_min = run.n / run.wall_s * 60;
+  report.add({"kernelbench batch: candidates/min (n=" + std::to_string(run.n) + ", correct " + std::to_string(run.n_correct) + ")",
+              fmt(per_min, 2), "-", "-", "-"});
+  if (native_per_min > 0) {
+    report.add({"native vs kernelbench throughput", fmt(native_per_min), fmt(per_min, 2), fmt(native_per_min / per_min) + "x",
+                ">= 20x"});
+  }
+}
+
+// 3. The same kernel evaluated 5 times, the reference re-timed each time.
+void bench_fidelity(const std::string& task, const std::string& candidate, const fs::path& scratch,
+                    const eval::EngineConfig& base, Report& report) {
+  eval::EngineConfig config = base;
+  config.cache_dir = scratch / "cache-fidelity";
+  config.reuse_ref_timing = false;
+  auto engine = eval::Engine::create(config);
+  if (!engine) {
+    std::cerr << "engine: " << engine.error().message << "\n";
+    return;
+  }
+  std::vector<double> speedups;
+  for (int i = 0; i < 5; ++i) {
+    auto r = (*engine)->evaluate(eval::EvalJob{task, candidate, std::nullopt, std::nullopt});
+    if (!r || !r->correct) {
+      std::cerr << "fidelity run failed: " << (r ? r->error.message : r.error().message) << "\n";
+      continue;
+    }
+    speedups.push_back(r->speedup);
+    std::printf("fidelity run %d: runtime %.2f us, reference %.2f us, speedup %.4f\n", i, r->runtime_us,
+                r->ref_runtime_us, r->speedup);
+  }
+  if (speedups.empty()) return;
+  auto [lo, hi] = std::minmax_element(speedups.begin(), speedups.end());
+  report.add({"fidelity: speedup spread over " + std::to_string(speedups.size()) + " evals (max/min-1, %)",
+              fmt((*hi / *lo - 1) * 100, 2), "-", "-", "<= 2"});
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: kernelrl_bench CANDIDATE_DIR [--skip-kernelbench] [--fidelity-task T --fidelity-candidate C]\n";
+    std::cerr << "usage: kernelrl_bench CANDIDATE_DIR [--skip-kernelbench | --only-kernelbench]"
+                 " [--fidelity-task T --fidelity-candidate C]\n";
     return 64;
   }
   fs::path dir = argv[1];
@@ -124,94 +228,21 @@ int main(int argc, char** argv) {
     std::cerr << scratch.error().message << "\n";
     return 2;
   }
-  common::Table table({"benchmark", "value", "baseline", "ratio", "target"});
-  auto add = [&](std::vector<std::string> row) {
-    std::string line;
-    for (const auto& cell : row) line += cell + " | ";
-    std::printf("row: %s\n", line.c_str());
-    std::fflush(stdout);
-    table.add_row(std::move(row));
-  };
-
-  // 1. Cold compile and cache hit, one candidate at a time.
-  auto toolchain = compile::detect_toolchain();
-  if (!toolchain) {
-    std::cerr << toolchain.error().message << "\n";
-    return 2;
-  }
-  compile::Compiler compiler(*toolchain, *scratch / "compile-seq");
-  eval::EngineConfig base = engine_config(*scratch);
-  double nat_per_min = 0;
-  if (!only_kb) {
   auto native = eval::read_batch_file(dir / "native.json");
   if (!native) {
     std::cerr << native.error().message << "\n";
     return 2;
   }
-  std::vector<double> cold_ms, hit_ms;
-  compile::CompileOptions copts;
-  copts.format = common::Format::NATIVE;
-  if (const char* arch = std::getenv("KERNELRL_ARCH")) copts.cuda_arch = arch;
-  std::size_t n_seq = std::min<std::size_t>(native->size(), 20);
-  for (std::size_t i = 0; i < n_seq; ++i) {
-    auto src = common::read_file((*native)[i].job.candidate);
-    auto name = (*native)[i].job.candidate.filename().string();
-    auto cold = compiler.compile(*src, name, copts);
-    auto hit = compiler.compile(*src, name, copts);
-    if (cold.status != common::Status::OK) std::cerr << name << ": " << cold.message << "\n" << cold.log_excerpt << "\n";
-    cold_ms.push_back(cold.t_compile_ms);
-    hit_ms.push_back(hit.t_compile_ms);
+  Report report;
+  const eval::EngineConfig base = engine_config(*scratch);
+  double native_per_min = 0;
+  if (!only_kb) {
+    bench_compile(*native, *scratch, report);
+    native_per_min = bench_native_batch(dir, *scratch, base, report);
   }
-  add({"cold compile, native (median ms, n=" + std::to_string(n_seq) + ")", fmt(median(cold_ms)), "-", "-", "<= 500"});
-  add({"cache hit (median ms)", fmt(median(hit_ms), 2), fmt(median(cold_ms)), fmt(median(cold_ms) / median(hit_ms), 0) + "x", "<= 10"});
-
-  // 2. Batch throughput, native vs kernelbench, each with a cold cache.
-  BatchRun nat = run_batch(dir / "native.json", *scratch / "cache-native", base);
-  nat_per_min = nat.n / nat.wall_s * 60;
-  double overhead_ms = nat.wall_s * 1000 / nat.n - nat.gpu_ms_per_candidate;
-  add({"native batch: candidates/min (n=" + std::to_string(nat.n) + ", correct " + std::to_string(nat.n_correct) + ")",
-                 fmt(nat_per_min), "-", "-", "-"});
-  add({"  per-candidate overhead beyond GPU time (ms)", fmt(overhead_ms), "-", "-", "<= 1000"});
-  add({"  median child phases setup/load/check/timing (ms)",
-                 fmt(median(nat.setup_ms)) + "/" + fmt(median(nat.load_ms)) + "/" + fmt(median(nat.correctness_ms)) + "/" +
-                     fmt(median(nat.timing_ms)),
-                 "-", "-", "-"});
-  }
-  if (!skip_kb) {
-    BatchRun kb = run_batch(dir / "kernelbench.json", *scratch / "cache-kernelbench", base);
-    double kb_per_min = kb.n / kb.wall_s * 60;
-    add({"kernelbench batch: candidates/min (n=" + std::to_string(kb.n) + ", correct " + std::to_string(kb.n_correct) + ")",
-                   fmt(kb_per_min, 2), "-", "-", "-"});
-    if (nat_per_min > 0) {
-      add({"native vs kernelbench throughput", fmt(nat_per_min), fmt(kb_per_min, 2), fmt(nat_per_min / kb_per_min) + "x", ">= 20x"});
-    }
-  }
-
-  // 3. Timing fidelity: the same kernel 5 times, the reference re-timed each time.
-  if (!fid_task.empty() && !only_kb) {
-    eval::EngineConfig fc = base;
-    fc.cache_dir = *scratch / "cache-fidelity";
-    fc.reuse_ref_timing = false;
-    auto engine = eval::Engine::create(fc);
-    std::vector<double> speedups, refs;
-    for (int i = 0; engine && i < 5; ++i) {
-      auto r = (*engine)->evaluate({fid_task, fid_cand, std::nullopt});
-      if (r && r->correct) {
-        speedups.push_back(r->speedup);
-        refs.push_back(r->ref_runtime_us);
-        std::printf("fidelity run %d: runtime %.2f us, reference %.2f us, speedup %.4f\n", i, r->runtime_us,
-                    r->ref_runtime_us, r->speedup);
-      } else {
-        std::cerr << "fidelity run failed: " << (r ? r->error.message : r.error().message) << "\n";
-      }
-    }
-    if (!speedups.empty()) {
-      auto [lo, hi] = std::minmax_element(speedups.begin(), speedups.end());
-      add({"fidelity: speedup spread over 5 evals (max/min-1, %)", fmt((*hi / *lo - 1) * 100, 2), "-", "-", "<= 2"});
-      std::printf("fidelity: reference median over the 5 runs %.2f us\n", median(refs));
-    }
-  }
-  std::cout << "\n" << table.render();
+  if (!skip_kb) bench_kernelbench_batch(dir, *scratch, base, native_per_min, report);
+  if (!fid_task.empty() && !only_kb) bench_fidelity(fid_task, fid_cand, *scratch, base, report);
+  std::cout << "\n" << report.render();
   std::error_code ec;
   fs::remove_all(*scratch, ec);
   return 0;

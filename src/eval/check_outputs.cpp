@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "eval/checker.hpp"
+#include "eval/device_screen.hpp"
 
 namespace py = pybind11;
 
@@ -34,7 +35,7 @@ OutputCheck fail(int index, std::string message) {
 
 }  // namespace
 
-OutputCheck check_outputs(const std::vector<py::object>& actual, const std::vector<HostTensor>& expected,
+OutputCheck check_outputs(const std::vector<py::object>& actual, const std::vector<py::object>& expected,
                           const EvalOptions& options) {
   if (actual.size() != expected.size()) {
     return fail(-1, "returned " + std::to_string(actual.size()) + " outputs, expected " + std::to_string(expected.size()));
@@ -43,24 +44,27 @@ OutputCheck check_outputs(const std::vector<py::object>& actual, const std::vect
   result.tolerance = nlohmann::json::object();
   for (std::size_t i = 0; i < actual.size(); ++i) {
     const int idx = static_cast<int>(i);
-    const HostTensor& e = expected[i];
-    if (!is_tensor(actual[i])) return fail(idx, "output " + std::to_string(i) + " is not a tensor");
-    auto shape = shape_of(actual[i]);
-    if (shape != e.shape) {
-      return fail(idx, "output " + std::to_string(i) + " has shape " + shape_text(shape) + ", expected " +
-                           shape_text(e.shape));
+    const std::string label = "output " + std::to_string(i);
+    if (!is_tensor(actual[i])) return fail(idx, label + " is not a tensor");
+    const auto shape = shape_of(actual[i]);
+    const auto expected_shape = shape_of(expected[i]);
+    if (shape != expected_shape) {
+      return fail(idx, label + " has shape " + shape_text(shape) + ", expected " + shape_text(expected_shape));
     }
-    std::string dt = dtype_name(actual[i]);
-    if (dt != dtype_name(e.tensor)) {
-      return fail(idx, "output " + std::to_string(i) + " has dtype " + dt + ", expected " + dtype_name(e.tensor));
-    }
-    HostTensor a = host_copy(actual[i]);
-    Tolerance tol = default_tolerance(e.dtype);
-    if (is_floating(e.dtype)) {
+    const std::string dt = dtype_name(actual[i]);
+    if (dt != dtype_name(expected[i])) return fail(idx, label + " has dtype " + dt + ", expected " + dtype_name(expected[i]));
+    auto dtype = parse_dtype(dt);
+    if (!dtype) return fail(idx, label + " has unsupported dtype " + dt);
+    Tolerance tol = default_tolerance(*dtype);
+    if (is_floating(*dtype)) {
       if (options.atol >= 0) tol.atol = options.atol;
       if (options.rtol >= 0) tol.rtol = options.rtol;
     }
     result.tolerance[dt] = {{"atol", tol.atol}, {"rtol", tol.rtol}};
+    const bool on_device = actual[i].attr("is_cuda").cast<bool>() && expected[i].attr("is_cuda").cast<bool>();
+    if (on_device && count_mismatches(actual[i], expected[i], *dtype, tol) == 0) continue;
+    HostTensor a = host_view(actual[i]);
+    HostTensor e = host_view(expected[i]);
     CompareResult cmp = compare_buffers(a.data, e.data, e.numel, e.dtype, tol);
     if (!cmp.ok) {
       OutputCheck r = fail(idx, "");
@@ -70,7 +74,7 @@ OutputCheck check_outputs(const std::vector<py::object>& actual, const std::vect
       r.details.max_abs_error = cmp.max_abs_error;
       r.details.max_rel_error = cmp.max_rel_error;
       if (cmp.first_bad_index >= 0) r.details.first_bad_index = unravel(cmp.first_bad_index, e.shape);
-      r.details.message = describe(cmp, "output " + std::to_string(i), e.dtype, e.shape) + " [atol " + short_number(tol.atol) +
+      r.details.message = describe(cmp, label, e.dtype, e.shape) + " [atol " + short_number(tol.atol) +
                           ", rtol " + short_number(tol.rtol) + "]";
       return r;
     }

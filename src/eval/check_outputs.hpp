@@ -1,5 +1,7 @@
 // Compares a candidate's outputs with the reference's: count, shape, dtype, then every element
-// with the per-dtype tolerance (overridable in EvalOptions). Runs on host copies, in C++.
+// with the per-dtype tolerance (overridable in EvalOptions). Outputs on the GPU are first screened
+// there (device_screen.hpp); any mismatch, and every CPU output, goes through the C++ checker on
+// host memory, whose verdict and description are the ones reported.
 #pragma once
 
 #include <pybind11/pybind11.h>
@@ -20,7 +22,8 @@ struct OutputCheck {
   nlohmann::json tolerance;   // {"float32": {"atol": .., "rtol": ..}, ...} as used
 };
 
-OutputCheck check_outputs(const std::vector<pybind11::object>& actual, const std::vector<HostTensor>& expected,
+// `expected` are the reference's output tensors (on the device or the CPU), unchanged until this returns.
+OutputCheck check_outputs(const std::vector<pybind11::object>& actual, const std::vector<pybind11::object>& expected,
                           const EvalOptions& options);
 
 // Index of the first tensor in `now` whose bytes differ from `before`, or -1.

@@ -104,18 +104,38 @@ bool bytes_equal(const py::object& a, const py::object& b) {
   return torch().attr("equal")(ca, cb).cast<bool>();
 }
 
-HostTensor host_copy(const py::object& t) {
+namespace {
+HostTensor describe_host(py::object cpu_tensor, const py::object& original) {
   HostTensor h;
-  // Always a copy: on the CPU `.to("cpu")` would alias, and the reference's outputs are poisoned
-  // right after this.
-  h.tensor = t.attr("detach")().attr("to")("cpu", py::arg("copy") = true).attr("contiguous")();
+  h.tensor = std::move(cpu_tensor);
   h.data = reinterpret_cast<const void*>(h.tensor.attr("data_ptr")().cast<std::uintptr_t>());
   h.numel = h.tensor.attr("numel")().cast<std::int64_t>();
-  auto dtype = parse_dtype(dtype_name(t));
-  if (!dtype) throw std::runtime_error("unsupported tensor dtype " + dtype_name(t));
+  auto dtype = parse_dtype(dtype_name(original));
+  if (!dtype) throw std::runtime_error("unsupported tensor dtype " + dtype_name(original));
   h.dtype = *dtype;
-  h.shape = shape_of(t);
+  h.shape = shape_of(original);
   return h;
+}
+}  // namespace
+
+// Bool tensors are moved as their bytes: a copy as bool would turn a poisoned 0xAB into a 1.
+py::object raw(const py::object& t) {
+  py::object d = t.attr("detach")();
+  return dtype_name(t) == "bool" ? d.attr("contiguous")().attr("view")(torch().attr("uint8")) : d;
+}
+
+py::object cpu_copy(const py::object& t) {
+  return t.attr("detach")().attr("to")("cpu", py::arg("copy") = true).attr("contiguous")();
+}
+
+HostTensor host_copy(const py::object& t) {
+  // Always a copy: on the CPU `.to("cpu")` would alias, and the reference's outputs are poisoned
+  // right after this.
+  return describe_host(raw(t).attr("to")("cpu", py::arg("copy") = true).attr("contiguous")(), t);
+}
+
+HostTensor host_view(const py::object& t) {
+  return describe_host(raw(t).attr("to")("cpu").attr("contiguous")(), t);
 }
 
 }  // namespace kernelrl::eval

@@ -44,7 +44,11 @@ void poison(const pybind11::object& t);
 // True when `a` and `b` hold the same bytes (NaNs compare by bit pattern).
 bool bytes_equal(const pybind11::object& a, const pybind11::object& b);
 
-// A contiguous CPU copy of a tensor, kept alive with its data pointer for the checker.
+// A contiguous CPU copy with the same dtype, for keeping the reference's outputs off the device.
+pybind11::object cpu_copy(const pybind11::object& t);
+
+// A contiguous CPU copy of a tensor's bytes (bool tensors as raw bytes), kept alive with its data
+// pointer for the checker.
 struct HostTensor {
   pybind11::object tensor;
   const void* data = nullptr;
@@ -53,6 +57,9 @@ struct HostTensor {
   std::vector<std::int64_t> shape;
 };
 HostTensor host_copy(const pybind11::object& t);
+// Like host_copy, but a CPU tensor that is already contiguous is used in place (no copy): for a
+// comparison made before anything writes to it again.
+HostTensor host_view(const pybind11::object& t);
 
 std::vector<std::int64_t> shape_of(const pybind11::object& t);
 std::string dtype_name(const pybind11::object& t);  // "float32", ...

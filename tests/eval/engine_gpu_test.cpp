@@ -37,7 +37,7 @@ TEST_F(EngineGpuTest, NativeLadderIsClassifiedAndTheEngineKeepsWorking) {
   auto entries = read_batch_file(source_path("tests/ladder/ladder.json"));
   ASSERT_TRUE(entries) << entries.error().message;
   const EvalJob correct{source_path("tests/ladder/task_softmax.py"), source_path("tests/ladder/native/correct_fast.cu"),
-                        std::nullopt};
+                        std::nullopt, std::nullopt};
   int n = 0;
   for (const auto& e : *entries) {
     if (e.device.value_or("cpu") != "cuda" || !e.expect) continue;
@@ -58,7 +58,7 @@ TEST_F(EngineGpuTest, NativeLadderIsClassifiedAndTheEngineKeepsWorking) {
 TEST_F(EngineGpuTest, NativeExamplesAreCorrectAndTimed) {
   for (const char* ex : {"vector_add", "softmax", "linear_relu"}) {
     std::string dir = std::string("examples/") + ex;
-    auto r = engine_->evaluate({source_path(dir + "/task.py"), source_path(dir + "/native.cu"), std::nullopt});
+    auto r = engine_->evaluate({source_path(dir + "/task.py"), source_path(dir + "/native.cu"), std::nullopt, std::nullopt});
     ASSERT_TRUE(r) << r.error().message;
     ASSERT_EQ(r->status, common::Status::OK) << ex << ": " << r->error.message;
     EXPECT_GT(r->runtime_us, 0);

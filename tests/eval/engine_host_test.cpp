@@ -27,7 +27,7 @@ class EngineHostTest : public ::testing::Test {
   }
 
   static EvalResult eval_ok(const std::string& task, const std::string& candidate) {
-    auto r = engine_->evaluate({source_path(task), source_path(candidate), std::nullopt});
+    auto r = engine_->evaluate({source_path(task), source_path(candidate), std::nullopt, std::nullopt});
     EXPECT_TRUE(r) << r.error().message;
     return r ? *r : EvalResult{};
   }
@@ -109,13 +109,13 @@ TEST_F(EngineHostTest, BadTasksAreReportedWithTheFileAndProblem) {
   for (Case c : {Case{"tests/data/tasks/syntax_error.py", "syntax error"},
                  Case{"tests/data/tasks/no_get_inputs.py", "get_inputs"},
                  Case{"tests/data/tasks/forward_raises.py", "this reference is broken"}}) {
-    auto r = engine_->evaluate({source_path(c.task), source_path(correct_), std::nullopt});
+    auto r = engine_->evaluate({source_path(c.task), source_path(correct_), std::nullopt, std::nullopt});
     ASSERT_FALSE(r) << c.task;
     EXPECT_NE(r.error().message.find(std::filesystem::path(c.task).filename().string()), std::string::npos)
         << r.error().message;
     EXPECT_NE(r.error().message.find(c.needle), std::string::npos) << r.error().message;
   }
-  auto missing = engine_->evaluate({source_path("tests/data/tasks/nope.py"), source_path(correct_), std::nullopt});
+  auto missing = engine_->evaluate({source_path("tests/data/tasks/nope.py"), source_path(correct_), std::nullopt, std::nullopt});
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().message.find("nope.py"), std::string::npos);
 }
@@ -133,7 +133,7 @@ TEST_F(EngineHostTest, BadCandidateFilesAreFormatErrors) {
   binary += std::string(100, '\0');
   for (auto path : {write("empty.cpp", ""), write("binary.cpp", binary), write("big.cpp", big),
                     write("no_entry.cpp", "int f() { return 1; }\n")}) {
-    auto r = engine_->evaluate({source_path(small_task_), path, std::nullopt});
+    auto r = engine_->evaluate({source_path(small_task_), path, std::nullopt, std::nullopt});
     ASSERT_TRUE(r) << path << ": " << r.error().message;
     EXPECT_EQ(r->status, common::Status::FORMAT_ERROR) << path << ": " << r->error.message;
     EXPECT_NE(r->error.message.find(path.filename().string()), std::string::npos) << r->error.message;
@@ -141,7 +141,7 @@ TEST_F(EngineHostTest, BadCandidateFilesAreFormatErrors) {
 }
 
 TEST_F(EngineHostTest, NativeCandidateOnACpuEngineCannotBeEvaluated) {
-  auto r = engine_->evaluate({source_path(small_task_), source_path("tests/ladder/native/correct_naive.cu"), std::nullopt});
+  auto r = engine_->evaluate({source_path(small_task_), source_path("tests/ladder/native/correct_naive.cu"), std::nullopt, std::nullopt});
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("GPU"), std::string::npos) << r.error().message;
 }
@@ -159,7 +159,7 @@ TEST_F(EngineHostTest, BatchEvaluatesEveryJobAndReportsEach) {
   std::vector<EvalJob> jobs;
   for (const char* c : {"tests/ladder/host/correct.cpp", "tests/ladder/host/off_by_one.cpp",
                         "tests/ladder/host/partial_write.cpp", "tests/ladder/host/abort.cpp"}) {
-    jobs.push_back({source_path(small_task_), source_path(c), std::nullopt});
+    jobs.push_back({source_path(small_task_), source_path(c), std::nullopt, std::nullopt});
   }
   int n_callbacks = 0;
   auto results = engine_->evaluate_batch(jobs, [&](std::size_t, const common::Expected<EvalResult>&) { ++n_callbacks; });

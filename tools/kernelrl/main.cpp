@@ -67,7 +67,7 @@ common::Expected<std::unique_ptr<eval::Engine>> make_engine(eval::EngineConfig c
 }
 
 int run_single(eval::Engine& engine, const EvalArgs& a) {
-  eval::EvalJob job{a.task, a.candidate, std::nullopt};
+  eval::EvalJob job{a.task, a.candidate, std::nullopt, std::nullopt};
   if (!a.format.empty()) job.format = common::parse_format(a.format);
   auto result = engine.evaluate(job);
   if (!result) {
