@@ -6,7 +6,9 @@
 
 #include <chrono>
 #include <cmath>
+#include <functional>
 
+#include "common/line_io.hpp"
 #include "eval/candidate.hpp"
 #include "eval/check_outputs.hpp"
 #include "eval/gpu.hpp"
@@ -57,15 +59,7 @@ class Reporter {
 
  private:
   void write_line(const nlohmann::json& j) {
-    std::string s = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-    const char* p = s.data();
-    std::size_t left = s.size();
-    while (left > 0) {
-      ssize_t n = ::write(fd_, p, left);
-      if (n <= 0) return;
-      p += n;
-      left -= static_cast<std::size_t>(n);
-    }
+    common::write_all(fd_, j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   }
   int fd_;
 };
@@ -308,6 +302,24 @@ bool run_trial(Context& c, Candidate& cand, int trial, bool keep, InputSet& set)
   return true;
 }
 
+// Times the eager reference on `inputs_for(rep)` with the candidate's protocol. Throws TaskError
+// when the reference fails.
+TimingSummary time_reference(Context& c, CallTimer& timer,
+                             const std::function<const std::vector<py::object>&(int rep)>& inputs_for) {
+  auto times = timer.run(
+      [&](int rep) {
+        try {
+          call_reference(c, inputs_for(rep));
+        } catch (py::error_already_set& e) {
+          return std::string("the reference raised: ") + e.what();
+        }
+        return std::string();
+      },
+      c.req.options);
+  if (!times) throw TaskError{"timing the reference failed: " + times.error().message};
+  return summarize_ms(*times);
+}
+
 std::string call_for_timing(Context& c, Candidate& cand, InputSet& set) {
   CallOutcome o = cand.call(set.args, c.stream);
   if (!o.error.empty()) return o.error;
@@ -344,18 +356,7 @@ void timing(Context& c, Candidate& cand, std::vector<InputSet>& sets) {
   } else {
     c.rep.phase("ref_timing");
     auto t1 = clock_type::now();
-    auto ref_times = (*timer)->run(
-        [&](int rep) {
-          try {
-            call_reference(c, sets[rep % sets.size()].args.inputs);
-          } catch (py::error_already_set& e) {
-            return std::string("the reference raised: ") + e.what();
-          }
-          return std::string();
-        },
-        c.req.options);
-    if (!ref_times) throw TaskError{"timing the reference failed: " + ref_times.error().message};
-    c.result.ref_runtime = summarize_ms(*ref_times);
+    c.result.ref_runtime = time_reference(c, **timer, [&](int rep) -> auto& { return sets[rep % sets.size()].args.inputs; });
     c.result.phases_ms["ref_timing"] = ms_since(t1);
   }
   c.result.runtime_us = c.result.runtime.median_us;
@@ -369,18 +370,7 @@ void task_info(Context& c) {
   auto timer = CallTimer::create(c.cuda, c.stream, c.l2_bytes);
   if (!timer) throw TaskError{"cannot set up the timer: " + timer.error().message};
   std::vector<py::object> inputs = fresh_inputs(c, fresh_seed());
-  auto times = (*timer)->run(
-      [&](int) {
-        try {
-          call_reference(c, inputs);
-        } catch (py::error_already_set& e) {
-          return std::string("the reference raised: ") + e.what();
-        }
-        return std::string();
-      },
-      c.req.options);
-  if (!times) throw TaskError{"timing the reference failed: " + times.error().message};
-  c.result.ref_runtime = summarize_ms(*times);
+  c.result.ref_runtime = time_reference(c, **timer, [&](int) -> auto& { return inputs; });
   c.result.ref_runtime_us = c.result.ref_runtime.median_us;
 }
 

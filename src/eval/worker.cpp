@@ -11,6 +11,7 @@
 
 #include "common/fs.hpp"
 #include "common/hash.hpp"
+#include "common/line_io.hpp"
 #include "eval/child_eval.hpp"
 #include "sandbox/child_process.hpp"
 #include "task/python_runtime.hpp"
@@ -20,33 +21,8 @@ namespace kernelrl::eval {
 
 namespace {
 
-bool read_line(int fd, std::string& buffer, std::string& line) {
-  char chunk[65536];
-  while (true) {
-    auto nl = buffer.find('\n');
-    if (nl != std::string::npos) {
-      line = buffer.substr(0, nl);
-      buffer.erase(0, nl + 1);
-      return true;
-    }
-    ssize_t n = ::read(fd, chunk, sizeof chunk);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    buffer.append(chunk, static_cast<std::size_t>(n));
-  }
-}
-
 void write_line(int fd, const nlohmann::json& j) {
-  std::string s = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  const char* p = s.data();
-  std::size_t left = s.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
+  common::write_all(fd, j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 // Tasks are loaded in the worker (no CUDA needed) and reused by every child; reloaded when the
@@ -119,7 +95,7 @@ int worker_main(int in_fd, int out_fd) {
   auto scratch_root = common::make_temp_dir(std::filesystem::temp_directory_path(), "kernelrl-worker-");
   TaskCache tasks;
   std::string buffer, line;
-  while (read_line(in_fd, buffer, line)) {
+  while (common::read_line(in_fd, buffer, line)) {
     auto request = nlohmann::json::parse(line, nullptr, false);
     nlohmann::json reply;
     if (request.is_discarded()) {

@@ -1,5 +1,7 @@
 #include "sandbox/worker_client.hpp"
 
+#include "common/line_io.hpp"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -17,6 +19,7 @@ common::Expected<std::unique_ptr<WorkerClient>> WorkerClient::spawn(const std::s
 }
 
 common::Fallible WorkerClient::start() {
+  ::signal(SIGPIPE, SIG_IGN);  // a dead worker must show up as a failed write, not kill us
   int down[2], up[2];  // down: orchestrator -> worker, up: worker -> orchestrator
   if (::pipe2(down, O_CLOEXEC) != 0 || ::pipe2(up, O_CLOEXEC) != 0) {
     return common::make_error(std::string("cannot create pipes for the worker: ") + std::strerror(errno));
@@ -63,31 +66,12 @@ common::Expected<nlohmann::json> WorkerClient::request(nlohmann::json req) {
   std::lock_guard<std::mutex> lock(mutex_);
   long id = next_id_++;
   req["id"] = id;
-  std::string line = req.dump() + "\n";
-  const char* p = line.data();
-  std::size_t left = line.size();
-  ::signal(SIGPIPE, SIG_IGN);
-  while (left > 0) {
-    ssize_t n = ::write(to_worker_, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
-  char chunk[65536];
-  while (left == 0) {
-    auto nl = buffer_.find('\n');
-    if (nl != std::string::npos) {
-      auto reply = nlohmann::json::parse(buffer_.substr(0, nl), nullptr, false);
-      buffer_.erase(0, nl + 1);
-      if (reply.is_discarded()) return common::make_error("worker sent a malformed reply");
-      if (reply.value("id", -1L) != id) continue;  // a stale reply
-      return reply;
-    }
-    ssize_t n = ::read(from_worker_, chunk, sizeof chunk);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    buffer_.append(chunk, static_cast<std::size_t>(n));
+  std::string reply_line;
+  bool sent = common::write_all(to_worker_, req.dump() + "\n");
+  while (sent && common::read_line(from_worker_, buffer_, reply_line)) {
+    auto reply = nlohmann::json::parse(reply_line, nullptr, false);
+    if (reply.is_discarded()) return common::make_error("worker sent a malformed reply");
+    if (reply.value("id", -1L) == id) return reply;  // anything else is a stale reply
   }
   // The worker is gone (it should never die; a child's failure never reaches it).
   stop();

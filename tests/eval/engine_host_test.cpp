@@ -147,11 +147,18 @@ TEST_F(EngineHostTest, NativeCandidateOnACpuEngineCannotBeEvaluated) {
 }
 
 TEST_F(EngineHostTest, TaskInfoGivesTheSignatureAndEagerTime) {
-  auto info = engine_->task_info(source_path("examples/linear_relu/task.py"));
+  auto info = engine_->task_info(source_path("tests/data/tasks/small_linear.py"));
   ASSERT_TRUE(info) << info.error().message;
+  ASSERT_EQ(info->signature.inputs.size(), 1u);
+  EXPECT_EQ(info->signature.inputs[0].shape, (std::vector<std::int64_t>{64, 128}));
   ASSERT_EQ(info->signature.params.size(), 2u);
   EXPECT_EQ(info->signature.params[0].name, "linear.weight");
-  EXPECT_EQ(info->signature.outputs.size(), 1u);
+  EXPECT_EQ(info->signature.params[0].shape, (std::vector<std::int64_t>{64, 128}));
+  EXPECT_EQ(info->signature.params[1].name, "linear.bias");
+  ASSERT_EQ(info->signature.outputs.size(), 1u);
+  EXPECT_EQ(info->signature.outputs[0].shape, (std::vector<std::int64_t>{64, 64}));
+  EXPECT_EQ(info->signature.outputs[0].dtype, "float32");
+  EXPECT_EQ(info->signature.init_inputs, (std::vector<std::string>{"128", "64"}));
   EXPECT_GT(info->ref_runtime.median_us, 0);
 }
 

@@ -1,0 +1,83 @@
+// The kernelrl binary as a user meets it: exit codes (0 evaluated, 2 could not evaluate, 64 usage,
+// 1 batch expectation missed), JSON output, batch summaries and clear errors naming the file.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/subprocess.hpp"
+
+namespace kernelrl {
+namespace {
+
+struct CliRun {
+  int code;
+  std::string output;
+};
+
+CliRun kernelrl(std::vector<std::string> args) {
+  args.insert(args.begin(), KERNELRL_BINARY);
+  common::RunLimits limits;
+  limits.wall_time = std::chrono::milliseconds(300000);
+  auto r = common::run_process(args, KERNELRL_SOURCE_DIR, {"KERNELRL_CACHE_DIR=" +
+      (std::filesystem::temp_directory_path() / "kernelrl-cli-test-cache").string()}, limits);
+  EXPECT_TRUE(r) << r.error().message;
+  return r ? CliRun{r->exit_code, r->output} : CliRun{-1, ""};
+}
+
+const std::string kTask = "tests/ladder/task_softmax_small.py";
+
+TEST(Cli, UsageErrorsExit64) {
+  EXPECT_EQ(kernelrl({}).code, 64);
+  EXPECT_EQ(kernelrl({"eval", "--task", kTask}).code, 64);
+  EXPECT_EQ(kernelrl({"eval", "--task", kTask, "--candidate", "x.cpp", "--format", "bogus"}).code, 64);
+}
+
+TEST(Cli, EvaluatedCandidateExits0WithAJsonRecord) {
+  CliRun r = kernelrl({"eval", "--task", kTask, "--candidate", "tests/ladder/host/correct.cpp", "--json", "--device", "cpu"});
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto j = nlohmann::json::parse(r.output.substr(r.output.find('{')), nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.output;
+  EXPECT_EQ(j["status"], "OK");
+  EXPECT_EQ(j["correct"], true);
+  EXPECT_GT(j["speedup"].get<double>(), 0);
+  EXPECT_EQ(j["format"], "host");
+}
+
+TEST(Cli, AFailingCandidateIsStillEvaluated) {
+  CliRun r = kernelrl({"eval", "--task", kTask, "--candidate", "tests/ladder/host/abort.cpp", "--device", "cpu"});
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("RUNTIME_ERROR"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("SIGABRT"), std::string::npos) << r.output;
+}
+
+TEST(Cli, MissingFilesAndBrokenTasksExit2NamingTheFile) {
+  CliRun missing = kernelrl({"eval", "--task", "no/such/task.py", "--candidate", "tests/ladder/host/correct.cpp"});
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.output.find("no/such/task.py"), std::string::npos) << missing.output;
+  CliRun broken = kernelrl({"tasks", "show", "tests/data/tasks/syntax_error.py", "--device", "cpu"});
+  EXPECT_EQ(broken.code, 2);
+  EXPECT_NE(broken.output.find("syntax_error.py"), std::string::npos) << broken.output;
+  EXPECT_NE(broken.output.find("syntax error"), std::string::npos) << broken.output;
+}
+
+TEST(Cli, TasksShowPrintsTheSignature) {
+  CliRun r = kernelrl({"tasks", "show", kTask, "--device", "cpu"});
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("[64, 256]"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("float32"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("eager reference"), std::string::npos) << r.output;
+}
+
+TEST(Cli, BatchEndsWithASummaryAndChecksExpectations) {
+  CliRun r = kernelrl({"eval", "--batch", "tests/data/batch_host.json", "--check-expect", "--device", "cpu"});
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("4 evaluated"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("COMPILE_ERROR 1"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace kernelrl
