@@ -109,6 +109,7 @@ int worker_main(int in_fd, int out_fd) {
     }
     write_line(out_fd, reply);
   }
+  sandbox::reap_children(true);
   if (scratch_root) {
     std::error_code ec;
     std::filesystem::remove_all(*scratch_root, ec);

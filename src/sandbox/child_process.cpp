@@ -10,12 +10,16 @@
 #include <cerrno>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 namespace kernelrl::sandbox {
 
 namespace {
 
 using clock_type = std::chrono::steady_clock;
+
+// Children killed after they reported, not yet reaped (the worker is single-threaded).
+std::vector<pid_t> g_unreaped;
 
 std::string read_tail(const std::string& path, std::size_t max_bytes) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
@@ -48,8 +52,23 @@ std::string describe_end(const ChildOutcome& o) {
   return "exited with code " + std::to_string(o.exit_code) + " before reporting a result";
 }
 
+void reap_children(bool wait) {
+  std::vector<pid_t> left;
+  for (pid_t pid : g_unreaped) {
+    int status = 0;
+    pid_t r;
+    while ((r = ::waitpid(pid, &status, wait ? 0 : WNOHANG)) < 0 && errno == EINTR) {
+    }
+    if (r == 0) left.push_back(pid);
+  }
+  g_unreaped = std::move(left);
+}
+
+std::size_t n_unreaped_children() { return g_unreaped.size(); }
+
 ChildOutcome run_child_process(const std::function<void(int)>& body, const std::string& scratch_dir,
                                const std::map<std::string, double>& phase_limits_s, double default_limit_s) {
+  reap_children(false);
   ChildOutcome out;
   const std::string log_path = scratch_dir + "/child.log";
   int fds[2];
@@ -123,6 +142,13 @@ ChildOutcome run_child_process(const std::function<void(int)>& body, const std::
   }
   ::kill(-pid, SIGKILL);  // the child's group: the child itself and anything it started
   ::close(fds[0]);
+  if (out.has_record) {
+    // Its answer is in; tearing down its CUDA context can take a while and need not delay us.
+    g_unreaped.push_back(pid);
+    out.wall_ms = std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
+    out.stderr_tail = read_tail(log_path, 2000);
+    return out;
+  }
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }

@@ -26,6 +26,12 @@ struct ChildOutcome {
 // Describes how a child ended without a record: "killed by signal 11 (SIGSEGV)", "exited with code 1".
 std::string describe_end(const ChildOutcome& o);
 
+// Children that reported are killed but reaped later (their CUDA teardown overlaps the next
+// evaluation). reap_children(false) collects those already gone, reap_children(true) waits for
+// all; run_child_process calls the former. Not thread-safe: the worker's single thread only.
+void reap_children(bool wait);
+std::size_t n_unreaped_children();
+
 // Forks; the child chdirs into `scratch_dir`, sends stdout/stderr to a log there, and runs
 // body(report_fd), then _exit()s. `phase_limits_s` maps phase names to wall-time limits; a phase
 // without an entry gets `default_limit_s`. Blocks until the child has ended and been reaped.

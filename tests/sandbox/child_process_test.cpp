@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -112,6 +113,18 @@ TEST_F(ChildProcessTest, OutputIsCapturedAndDescendantsAreKilled) {
   ASSERT_EQ(std::fscanf(f, "%d", &g), 1);
   std::fclose(f);
   EXPECT_FALSE(alive(g)) << "descendant " << g << " still running";
+}
+
+TEST_F(ChildProcessTest, ChildrenThatReportedAreReapedLater) {
+  for (int i = 0; i < 5; ++i) {
+    auto o = run_child_process([](int fd) { say(fd, R"({"result":{}})"); }, dir_.string(), {}, 10);
+    ASSERT_TRUE(o.has_record);
+  }
+  EXPECT_LE(n_unreaped_children(), 5u);
+  reap_children(true);
+  EXPECT_EQ(n_unreaped_children(), 0u);
+  int status = 0;
+  EXPECT_EQ(::waitpid(-1, &status, WNOHANG), -1);  // no child of ours is left, zombie or not
 }
 
 }  // namespace
