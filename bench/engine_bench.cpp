@@ -3,7 +3,7 @@
 //   2. throughput of a batch through the native path vs the same kernels through the kernelbench
 //      (load_inline) path, as a ratio; per-candidate overhead beyond the kernels' own GPU time
 //   3. timing fidelity: one kernel evaluated 5 times (reference re-timed each time)
-// usage: kernelrl_bench CANDIDATE_DIR [--skip-kernelbench | --only-kernelbench]
+// usage: kernelrl_bench CANDIDATE_DIR [--skip-kernelbench | --only-kernelbench | --compile-only]
 //                       [--fidelity-task T --fidelity-candidate C]
 // Each row is printed as soon as it is measured, and the whole table at the end.
 // CANDIDATE_DIR comes from bench/make_candidates.py (native.json, kernelbench.json).
@@ -209,17 +209,18 @@ void bench_fidelity(const std::string& task, const std::string& candidate, const
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: kernelrl_bench CANDIDATE_DIR [--skip-kernelbench | --only-kernelbench]"
+    std::cerr << "usage: kernelrl_bench CANDIDATE_DIR [--skip-kernelbench | --only-kernelbench | --compile-only]"
                  " [--fidelity-task T --fidelity-candidate C]\n";
     return 64;
   }
   fs::path dir = argv[1];
-  bool skip_kb = false, only_kb = false;
+  bool skip_kb = false, only_kb = false, compile_only = false;
   std::string fid_task, fid_cand;
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--skip-kernelbench") skip_kb = true;
     if (a == "--only-kernelbench") only_kb = true;
+    if (a == "--compile-only") compile_only = true;  // no GPU needed
     if (a == "--fidelity-task" && i + 1 < argc) fid_task = argv[++i];
     if (a == "--fidelity-candidate" && i + 1 < argc) fid_cand = argv[++i];
   }
@@ -238,6 +239,10 @@ int main(int argc, char** argv) {
   double native_per_min = 0;
   if (!only_kb) {
     bench_compile(*native, *scratch, report);
+    if (compile_only) {
+      std::cout << "\n" << report.render();
+      return 0;
+    }
     native_per_min = bench_native_batch(dir, *scratch, base, report);
   }
   if (!skip_kb) bench_kernelbench_batch(dir, *scratch, base, native_per_min, report);

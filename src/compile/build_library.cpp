@@ -9,6 +9,7 @@
 #include "common/fs.hpp"
 #include "compile/build.hpp"
 #include "compile/cache.hpp"
+#include "kernelrl/build_config.hpp"
 
 namespace kernelrl::compile::detail {
 
@@ -20,7 +21,8 @@ using common::Status;
 
 constexpr std::uint64_t kMaxOutputFileBytes = 256ull << 20;  // RLIMIT_FSIZE of the compiler
 
-// nvcc: device code is optimised by default; host code is only launch code, so no host -O3.
+// nvcc: device code is optimised by default; host code is only launch code, so no host -O3. The
+// shim folder drops C++17's special math functions from <cmath> (see shims/bits/specfun.h).
 // libcuda is linked as-needed so driver-API calls (cuTensorMapEncodeTiled) resolve under -z defs
 // without adding a dependency to kernels that make none.
 std::vector<std::string> native_command(const Toolchain& tc, const CompileOptions& options, const fs::path& src,
@@ -35,7 +37,10 @@ std::vector<std::string> native_command(const Toolchain& tc, const CompileOption
                                 "-cudart",
                                 "shared",
                                 "-std=c++17",
+                                "--threads",
+                                "2",  // nvcc runs its independent steps side by side
                                 "-I" + tc.abi_include_dir.string(),
+                                "-I" + std::string(build::compile_shim_dir),
                                 "-Xlinker",
                                 "-z,defs",
                                 "-Xlinker",
