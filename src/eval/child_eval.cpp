@@ -454,4 +454,31 @@ void run_child(const task::TaskModule* task, const ChildRequest& req, int report
   }
 }
 
+void prepare_device(const std::string& device) {
+  if (device != "cuda") return;
+  try {
+    py::module_ torch = py::module_::import("torch");
+    if (!torch.attr("cuda").attr("is_available")().cast<bool>()) return;
+    py::dict kw;
+    kw["device"] = "cuda";
+    torch.attr("zeros")(1, **kw);
+    torch.attr("cuda").attr("synchronize")();
+  } catch (py::error_already_set&) {
+    // run_child's setup meets the same failure and reports it
+  }
+}
+
+void run_child_loading_task(const std::string& task_path, const ChildRequest& request, int report_fd) {
+  if (request.op == "device_info") {
+    run_child(nullptr, request, report_fd);
+    return;
+  }
+  auto task = task::load_task(task_path);
+  if (!task) {
+    Reporter(report_fd).final({{"task_error", task.error().message}});
+    return;
+  }
+  run_child(&*task, request, report_fd);
+}
+
 }  // namespace kernelrl::eval

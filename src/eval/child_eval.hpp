@@ -33,4 +33,11 @@ void from_json(const nlohmann::json& j, ChildRequest& r);
 // task itself is at fault, or {"device_info": ...}. `task` may be null for device_info.
 void run_child(const task::TaskModule* task, const ChildRequest& request, int report_fd);
 
+// Work a child can do before it knows its request: on "cuda", create the CUDA context (the
+// slowest part of a child's start). Failures are left for run_child to report.
+void prepare_device(const std::string& device);
+
+// For a child forked before its task was known: loads the task file, then run_child().
+void run_child_loading_task(const std::string& task_path, const ChildRequest& request, int report_fd);
+
 }  // namespace kernelrl::eval

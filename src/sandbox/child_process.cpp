@@ -66,39 +66,65 @@ void reap_children(bool wait) {
 
 std::size_t n_unreaped_children() { return g_unreaped.size(); }
 
-ChildOutcome run_child_process(const std::function<void(int)>& body, const std::string& scratch_dir,
-                               const std::map<std::string, double>& phase_limits_s, double default_limit_s) {
+ChildHandle spawn_child(const std::function<void(int report_fd, int request_fd)>& body, const std::string& scratch_dir) {
   reap_children(false);
-  ChildOutcome out;
-  const std::string log_path = scratch_dir + "/child.log";
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) {
-    out.exit_code = -1;
-    out.stderr_tail = std::string("pipe failed: ") + std::strerror(errno);
-    return out;
+  ChildHandle child;
+  child.log_path = scratch_dir + "/child.log";
+  int report[2], request[2];
+  if (::pipe2(report, O_CLOEXEC) != 0) {
+    child.error = std::string("pipe failed: ") + std::strerror(errno);
+    return child;
   }
-  auto t0 = clock_type::now();
+  if (::pipe2(request, O_CLOEXEC) != 0) {
+    ::close(report[0]);
+    ::close(report[1]);
+    child.error = std::string("pipe failed: ") + std::strerror(errno);
+    return child;
+  }
   pid_t pid = ::fork();
   if (pid == 0) {
-    ::close(fds[0]);
+    ::close(report[0]);
+    ::close(request[1]);
     ::setpgid(0, 0);
     if (::chdir(scratch_dir.c_str()) != 0) _exit(125);
-    int log = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int log = ::open(child.log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (log >= 0) {
       ::dup2(log, STDOUT_FILENO);
       ::dup2(log, STDERR_FILENO);
     }
-    body(fds[1]);
+    body(report[1], request[0]);
     _exit(0);  // skip interpreter and CUDA teardown: the driver reclaims everything at exit
   }
-  ::close(fds[1]);
+  ::close(report[1]);
+  ::close(request[0]);
   if (pid < 0) {
-    ::close(fds[0]);
-    out.stderr_tail = std::string("fork failed: ") + std::strerror(errno);
-    return out;
+    ::close(report[0]);
+    ::close(request[1]);
+    child.error = std::string("fork failed: ") + std::strerror(errno);
+    return child;
   }
   ::setpgid(pid, pid);
+  child.pid = pid;
+  child.report_fd = report[0];
+  child.request_fd = request[1];
+  return child;
+}
 
+ChildOutcome watch_child(ChildHandle& child, const std::map<std::string, double>& phase_limits_s,
+                         double default_limit_s) {
+  ChildOutcome out;
+  if (child.pid <= 0) {
+    out.stderr_tail = child.error;
+    return out;
+  }
+  if (child.request_fd >= 0) {
+    ::close(child.request_fd);
+    child.request_fd = -1;
+  }
+  const pid_t pid = child.pid;
+  const int report_fd = child.report_fd;
+  const auto t0 = clock_type::now();
+  const std::string& log_path = child.log_path;
   auto limit_for = [&](const std::string& phase) {
     auto it = phase_limits_s.find(phase);
     return it != phase_limits_s.end() ? it->second : default_limit_s;
@@ -116,10 +142,10 @@ ChildOutcome run_child_process(const std::function<void(int)>& body, const std::
       out.phase_limit_s = limit_s;
       break;
     }
-    pollfd p{fds[0], POLLIN, 0};
+    pollfd p{report_fd, POLLIN, 0};
     int rc = ::poll(&p, 1, static_cast<int>(std::min<long long>(left_ms, 1000)));
     if (rc <= 0) continue;
-    ssize_t n = ::read(fds[0], chunk, sizeof chunk);
+    ssize_t n = ::read(report_fd, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     buffer.append(chunk, static_cast<std::size_t>(n));
@@ -141,7 +167,9 @@ ChildOutcome run_child_process(const std::function<void(int)>& body, const std::
     if (buffer.size() > (64u << 20)) break;  // a runaway writer; the record never gets this big
   }
   ::kill(-pid, SIGKILL);  // the child's group: the child itself and anything it started
-  ::close(fds[0]);
+  ::close(report_fd);
+  child.report_fd = -1;
+  child.pid = -1;
   if (out.has_record) {
     // Its answer is in; tearing down its CUDA context can take a while and need not delay us.
     g_unreaped.push_back(pid);
@@ -157,6 +185,23 @@ ChildOutcome run_child_process(const std::function<void(int)>& body, const std::
   if (WIFSIGNALED(status) && !out.timed_out && !out.has_record) out.term_signal = WTERMSIG(status);
   out.stderr_tail = read_tail(log_path, 2000);
   return out;
+}
+
+
+ChildOutcome run_child_process(const std::function<void(int)>& body, const std::string& scratch_dir,
+                               const std::map<std::string, double>& phase_limits_s, double default_limit_s) {
+  ChildHandle child = spawn_child([&](int report_fd, int) { body(report_fd); }, scratch_dir);
+  return watch_child(child, phase_limits_s, default_limit_s);
+}
+
+void discard_child(ChildHandle& child) {
+  if (child.request_fd >= 0) ::close(child.request_fd);
+  if (child.report_fd >= 0) ::close(child.report_fd);
+  if (child.pid > 0) {
+    ::kill(-child.pid, SIGKILL);
+    g_unreaped.push_back(child.pid);
+  }
+  child = ChildHandle{};
 }
 
 }  // namespace kernelrl::sandbox

@@ -32,7 +32,29 @@ std::string describe_end(const ChildOutcome& o);
 void reap_children(bool wait);
 std::size_t n_unreaped_children();
 
-// Forks; the child chdirs into `scratch_dir`, sends stdout/stderr to a log there, and runs
+// A forked child not yet watched: its report pipe, and a request pipe the parent may write one
+// request into before watching (a "warm" child that prepared itself while waiting).
+struct ChildHandle {
+  int pid = -1;
+  int report_fd = -1;   // parent's read end
+  int request_fd = -1;  // parent's write end; closed by watch_child
+  std::string log_path;
+  std::string error;    // why spawning failed (pid stays -1)
+};
+
+// Forks; the child gets its own process group, chdirs into `scratch_dir`, sends stdout/stderr to
+// a log there and runs body(report_fd, request_fd), then _exit()s.
+ChildHandle spawn_child(const std::function<void(int report_fd, int request_fd)>& body, const std::string& scratch_dir);
+
+// Reads the child's phase lines and final record, enforcing `phase_limits_s` (a phase without an
+// entry gets `default_limit_s`, counted from this call), kills its group at the end. Blocks.
+ChildOutcome watch_child(ChildHandle& child, const std::map<std::string, double>& phase_limits_s,
+                         double default_limit_s);
+
+// Kills a spawned child that will not be used; it is reaped later.
+void discard_child(ChildHandle& child);
+
+// spawn_child + watch_child for a child that needs no request: forks; the child chdirs into `scratch_dir`, sends stdout/stderr to a log there, and runs
 // body(report_fd), then _exit()s. `phase_limits_s` maps phase names to wall-time limits; a phase
 // without an entry gets `default_limit_s`. Blocks until the child has ended and been reaped.
 ChildOutcome run_child_process(const std::function<void(int report_fd)>& body, const std::string& scratch_dir,

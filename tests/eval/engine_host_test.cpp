@@ -3,7 +3,11 @@
 // messages naming the file, kernelbench candidates on the CPU, the compile cache on a re-run.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <fstream>
+#include <map>
+#include <sstream>
 
 #include "common/fs.hpp"
 #include "eval/batch_file.hpp"
@@ -176,6 +180,50 @@ TEST_F(EngineHostTest, BatchEvaluatesEveryJobAndReportsEach) {
   EXPECT_EQ(results[1]->status, common::Status::WRONG_OUTPUT);
   EXPECT_EQ(results[2]->status, common::Status::WRONG_OUTPUT);
   EXPECT_EQ(results[3]->status, common::Status::RUNTIME_ERROR);
+}
+
+// Processes below `root` (children, grandchildren, ...) that are not zombies.
+std::vector<int> live_descendants(int root) {
+  std::map<int, int> parent;
+  std::map<int, char> state;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(in, line)) continue;
+    auto close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 2));
+    char st = '?';
+    int ppid = 0;
+    rest >> st >> ppid;
+    parent[std::stoi(name)] = ppid;
+    state[std::stoi(name)] = st;
+  }
+  std::vector<int> out;
+  for (const auto& [pid, ppid] : parent) {
+    for (int p = ppid; p > 1; p = parent.count(p) ? parent[p] : 0) {
+      if (p == root) {
+        if (state[pid] != 'Z') out.push_back(pid);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+TEST(EngineLifetime, NoProcessIsLeftWhenTheEngineStops) {
+  {
+    auto engine = Engine::create(testing::test_config("cpu"));
+    ASSERT_TRUE(engine) << engine.error().message;
+    for (const char* c : {"tests/ladder/host/correct.cpp", "tests/ladder/host/abort.cpp", "tests/ladder/host/correct.cpp"}) {
+      auto r = (*engine)->evaluate({source_path("tests/ladder/task_softmax_small.py"), source_path(c), std::nullopt, std::nullopt});
+      ASSERT_TRUE(r) << r.error().message;
+    }
+    EXPECT_FALSE(live_descendants(::getpid()).empty());  // the worker (and its warm child) run
+  }
+  EXPECT_TRUE(live_descendants(::getpid()).empty());
 }
 
 }  // namespace
