@@ -132,65 +132,80 @@ common::Expected<Engine::Prepared> Engine::prepare(const EvalJob& job) {
   return p;
 }
 
+namespace {
+
+// The result of a child that ended without a record. Before the candidate was loaded that is
+// the task's or the machine's failure ("could not evaluate"); after, the candidate's.
+common::Expected<EvalResult> result_without_record(const nlohmann::json& outcome) {
+  const std::string phase = outcome.value("last_phase", "start");
+  const std::string end = outcome.value("end", "");
+  const std::string tail = outcome.value("stderr_tail", "");
+  if (!candidate_ran(phase)) {
+    return common::make_error("the evaluation process failed during setup (" + end + ")" +
+                              (tail.empty() ? "" : ":\n" + tail));
+  }
+  const bool timed_out = outcome.value("timed_out", false);
+  EvalResult r = make_result(timed_out ? common::Status::TIMEOUT : common::Status::RUNTIME_ERROR,
+                             timed_out ? "the candidate's " + end
+                                       : "the candidate's process was " + end + " during " + phase);
+  r.error.stderr_tail = tail;
+  return r;
+}
+
+}  // namespace
+
+common::Expected<EvalResult> Engine::run_in_worker(const EvalJob& job, const Prepared& p, const std::string& artifact) {
+  ChildRequest child;
+  child.artifact = artifact;
+  child.candidate = job.candidate.filename().string();
+  child.format = p.format;
+  child.options = config_.options;
+  child.device = p.device;
+  const std::string ref_key = p.task_hash + "/" + p.device;
+  {
+    std::lock_guard<std::mutex> lock(ref_mutex_);
+    auto it = ref_timings_.find(ref_key);
+    if (config_.reuse_ref_timing && it != ref_timings_.end()) child.cached_ref = it->second;
+  }
+  auto reply = worker_->request({{"task", fs::absolute(job.task).string()}, {"child", child}});
+  if (!reply) return reply.error();
+  if (reply->contains("error")) return common::make_error((*reply)["error"].get<std::string>());
+  const nlohmann::json& outcome = (*reply)["outcome"];
+  if (!reply->contains("record")) {
+    auto r = result_without_record(outcome);
+    if (r) r->phases_ms["child_total"] = outcome.value("wall_ms", 0.0);
+    return r;
+  }
+  const nlohmann::json& record = (*reply)["record"];
+  if (record.contains("task_error")) {
+    return common::make_error(job.task.string() + ": " + record["task_error"].get<std::string>());
+  }
+  EvalResult r = record.at("result").get<EvalResult>();
+  if (record.contains("ref_timing")) {
+    std::lock_guard<std::mutex> lock(ref_mutex_);
+    ref_timings_[ref_key] = record["ref_timing"].get<TimingSummary>();
+  }
+  r.phases_ms["child_total"] = outcome.value("wall_ms", 0.0);
+  return r;
+}
+
 common::Expected<EvalResult> Engine::finish(const EvalJob& job, Prepared& p) {
-  EvalResult r;
   double t_compile_ms = 0;
   bool cache_hit = false;
-  std::optional<compile::CompileResult> compiled;
+  common::Expected<EvalResult> evaluated = p.early ? *p.early : EvalResult{};
   if (!p.early) {
-    compiled = p.compiled.get();
-    t_compile_ms = compiled->t_compile_ms;
-    cache_hit = compiled->cache_hit;
-    if (compiled->status != common::Status::OK) {
-      p.early = make_result(compiled->status, compiled->message);
-      p.early->error.compile_log = compiled->log_excerpt;
-    }
-  }
-  if (p.early) {
-    r = *p.early;
-  } else {
-    ChildRequest child;
-    child.artifact = compiled->artifact.string();
-    child.candidate = job.candidate.filename().string();
-    child.format = p.format;
-    child.options = config_.options;
-    child.device = p.device;
-    const std::string ref_key = p.task_hash + "/" + p.device;
-    {
-      std::lock_guard<std::mutex> lock(ref_mutex_);
-      auto it = ref_timings_.find(ref_key);
-      if (config_.reuse_ref_timing && it != ref_timings_.end()) child.cached_ref = it->second;
-    }
-    auto reply = worker_->request({{"task", fs::absolute(job.task).string()}, {"child", child}});
-    if (!reply) return reply.error();
-    if (reply->contains("error")) return common::make_error((*reply)["error"].get<std::string>());
-    const nlohmann::json& outcome = (*reply)["outcome"];
-    if (reply->contains("record")) {
-      const nlohmann::json& record = (*reply)["record"];
-      if (record.contains("task_error")) {
-        return common::make_error(job.task.string() + ": " + record["task_error"].get<std::string>());
-      }
-      r = record.at("result").get<EvalResult>();
-      if (record.contains("ref_timing")) {
-        std::lock_guard<std::mutex> lock(ref_mutex_);
-        ref_timings_[ref_key] = record["ref_timing"].get<TimingSummary>();
-      }
+    compile::CompileResult compiled = p.compiled.get();
+    t_compile_ms = compiled.t_compile_ms;
+    cache_hit = compiled.cache_hit;
+    if (compiled.status == common::Status::OK) {
+      evaluated = run_in_worker(job, p, compiled.artifact.string());
     } else {
-      const std::string phase = outcome.value("last_phase", "start");
-      const std::string end = outcome.value("end", "");
-      const std::string tail = outcome.value("stderr_tail", "");
-      if (!candidate_ran(phase)) {
-        return common::make_error("the evaluation process failed during setup (" + end + ")" +
-                                  (tail.empty() ? "" : ":\n" + tail));
-      }
-      bool timed_out = outcome.value("timed_out", false);
-      r = make_result(timed_out ? common::Status::TIMEOUT : common::Status::RUNTIME_ERROR,
-                      timed_out ? "the candidate's " + end : "the candidate's process was " + end + " during " + phase);
-      r.error.stderr_tail = tail;
-      r.device = p.device;
+      evaluated = make_result(compiled.status, compiled.message);
+      evaluated->error.compile_log = compiled.log_excerpt;
     }
-    r.phases_ms["child_total"] = outcome.value("wall_ms", 0.0);
   }
+  if (!evaluated) return evaluated;
+  EvalResult& r = *evaluated;
   r.task = job.task.string();
   r.candidate = job.candidate.string();
   r.format = std::string(common::to_string(p.format));
@@ -204,7 +219,7 @@ common::Expected<EvalResult> Engine::finish(const EvalJob& job, Prepared& p) {
   r.commit = common::project_commit();
   r.timestamp = utc_timestamp();
   if (!r.correct) r.speedup = 0;
-  return r;
+  return evaluated;
 }
 
 common::Expected<EvalResult> Engine::evaluate(const EvalJob& job) {

@@ -77,6 +77,7 @@ class Engine {
   struct Prepared;
   common::Expected<Prepared> prepare(const EvalJob& job);
   common::Expected<EvalResult> finish(const EvalJob& job, Prepared& prepared);
+  common::Expected<EvalResult> run_in_worker(const EvalJob& job, const Prepared& prepared, const std::string& artifact);
 
   EngineConfig config_;
   std::string device_;

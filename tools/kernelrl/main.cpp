@@ -89,7 +89,7 @@ int run_batch(eval::Engine& engine, const EvalArgs& a) {
   std::vector<eval::EvalJob> jobs;
   std::vector<eval::BatchEntry> kept;
   for (auto& e : *entries) {
-    if (e.device && *e.device != engine.device() && !(*e.device == "cpu")) {
+    if (e.device == "cuda" && engine.device() != "cuda") {  // "cpu" entries run anywhere
       std::cerr << "skipped (needs " << *e.device << ", this run is on " << engine.device() << "): "
                 << e.job.candidate.string() << "\n";
       continue;
