@@ -228,6 +228,23 @@ py::object empty_like_spec(Context& c, const task::TensorSpec& s) {
   return c.torch.attr("empty")(shape, **kw);
 }
 
+// check_outputs, with an output that cannot even be compared (an exotic dtype, a tensor torch
+// refuses to copy) reported as wrong rather than as a failure of the evaluation.
+OutputCheck checked_outputs(const std::vector<py::object>& actual, const std::vector<py::object>& expected,
+                            const EvalOptions& options) {
+  try {
+    return check_outputs(actual, expected, options);
+  } catch (py::error_already_set& e) {
+    OutputCheck bad;
+    bad.details.message = std::string("the outputs cannot be compared: ") + e.what();
+    return bad;
+  } catch (const std::exception& e) {
+    OutputCheck bad;
+    bad.details.message = std::string("the outputs cannot be compared: ") + e.what();
+    return bad;
+  }
+}
+
 // Runs one trial: fresh inputs, poisoned outputs, the candidate first, then the reference on an
 // untouched copy. `keep`: the set is used for timing, so the reference's outputs are kept (on the
 // host) for the recheck. Returns false (with the result filled in) when the candidate failed.
@@ -286,7 +303,7 @@ bool run_trial(Context& c, Candidate& cand, int trial, bool keep, InputSet& set)
     return false;
   }
   std::vector<py::object> ref_outs = output_list(ref);
-  OutputCheck check = check_outputs(actual, ref_outs, c.req.options);
+  OutputCheck check = checked_outputs(actual, ref_outs, c.req.options);
   set.expected.clear();
   for (auto& o : ref_outs) {
     if (keep) set.expected.push_back(cpu_copy(o));
@@ -341,7 +358,7 @@ void timing(Context& c, Candidate& cand, std::vector<InputSet>& sets) {
   }
   c.result.phases_ms["timing"] = ms_since(t0);
   for (auto& set : sets) {
-    OutputCheck check = check_outputs(set.last_outputs, set.expected, c.req.options);
+    OutputCheck check = checked_outputs(set.last_outputs, set.expected, c.req.options);
     if (!check.ok) {
       c.result.status = common::Status::WRONG_OUTPUT;
       c.result.error = check.details;
