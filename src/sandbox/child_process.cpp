@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +18,8 @@ namespace kernelrl::sandbox {
 namespace {
 
 using clock_type = std::chrono::steady_clock;
+
+constexpr rlim_t kMaxChildFileBytes = 64ull << 20;
 
 // Children killed after they reported, not yet reaped (the worker is single-threaded).
 std::vector<pid_t> g_unreaped;
@@ -87,6 +90,10 @@ ChildHandle spawn_child(const std::function<void(int report_fd, int request_fd)>
     ::close(request[1]);
     ::setpgid(0, 0);
     if (::chdir(scratch_dir.c_str()) != 0) _exit(125);
+    // No file the child writes, its log included, may grow past kMaxChildFileBytes: a candidate
+    // printing in a loop is killed (SIGXFSZ) instead of filling the disk.
+    rlimit fsize{kMaxChildFileBytes, kMaxChildFileBytes};
+    ::setrlimit(RLIMIT_FSIZE, &fsize);
     int log = ::open(child.log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (log >= 0) {
       ::dup2(log, STDOUT_FILENO);

@@ -43,7 +43,8 @@ struct ChildHandle {
 };
 
 // Forks; the child gets its own process group, chdirs into `scratch_dir`, sends stdout/stderr to
-// a log there and runs body(report_fd, request_fd), then _exit()s.
+// a log there, may write no file past 64 MB (SIGXFSZ), runs body(report_fd, request_fd), then
+// _exit()s.
 ChildHandle spawn_child(const std::function<void(int report_fd, int request_fd)>& body, const std::string& scratch_dir);
 
 // Reads the child's phase lines and final record, enforcing `phase_limits_s` (a phase without an

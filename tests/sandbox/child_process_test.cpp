@@ -115,6 +115,19 @@ TEST_F(ChildProcessTest, OutputIsCapturedAndDescendantsAreKilled) {
   EXPECT_FALSE(alive(g)) << "descendant " << g << " still running";
 }
 
+TEST_F(ChildProcessTest, RunawayOutputIsStoppedNotStored) {
+  auto o = run_child_process(
+      [](int fd) {
+        say(fd, R"({"phase":"correctness"})");
+        std::string line(1 << 20, 'x');
+        for (;;) std::fwrite(line.data(), 1, line.size(), stdout);
+      },
+      dir_.string(), {}, 30);
+  EXPECT_FALSE(o.has_record);
+  EXPECT_EQ(o.term_signal, SIGXFSZ);
+  EXPECT_LE(o.stderr_tail.size(), 4000u);
+}
+
 TEST_F(ChildProcessTest, ChildrenThatReportedAreReapedLater) {
   for (int i = 0; i < 5; ++i) {
     auto o = run_child_process([](int fd) { say(fd, R"({"result":{}})"); }, dir_.string(), {}, 10);
