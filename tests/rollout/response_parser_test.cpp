@@ -1,0 +1,50 @@
+// Response parsing: thoughts from tags or a reasoning field, the last block of the right language,
+// the summary after it, and clear errors for malformed, empty and truncated responses.
+#include "rollout/response_parser.hpp"
+
+#include <gtest/gtest.h>
+
+namespace kernelrl::rollout {
+namespace {
+
+using common::Format;
+
+TEST(ResponseParser, TakesTheLastBlockOfTheLanguageAndTheSummaryAfterIt) {
+  const char* text =
+      "<think>try tiling</think>\nFirst a sketch:\n```cuda\nold();\n```\nThen the real one:\n"
+      "```cuda\n__global__ void k() {}\n```\nTiled the loop and fused the bias.\n";
+  ParsedResponse r = parse_response(text, "", Format::NATIVE);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.thoughts, "try tiling");
+  EXPECT_EQ(r.code, "__global__ void k() {}\n");
+  EXPECT_EQ(r.summary, "Tiled the loop and fused the bias.");
+}
+
+TEST(ResponseParser, ReasoningFieldAndOtherLanguagesAreHandled) {
+  ParsedResponse r = parse_response("```python\nprint(1)\n```\n```cpp\nint x;\n```\ndone", "thinking...", Format::HOST);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.thoughts, "thinking...");
+  EXPECT_EQ(r.code, "int x;\n");
+  EXPECT_EQ(r.summary, "done");
+  ParsedResponse py = parse_response("```Python\nclass ModelNew: pass\n```", "", Format::KERNELBENCH);
+  ASSERT_TRUE(py.ok);
+  EXPECT_EQ(py.summary, "");
+}
+
+TEST(ResponseParser, MalformedResponsesSayWhatIsWrong) {
+  EXPECT_NE(parse_response("no code here", "", Format::NATIVE).error.find("```cuda"), std::string::npos);
+  EXPECT_NE(parse_response("```cuda\nint x;\n", "", Format::NATIVE).error.find("not closed"), std::string::npos);
+  EXPECT_NE(parse_response("<think>still thinking", "", Format::NATIVE).error.find("<think>"), std::string::npos);
+  EXPECT_NE(parse_response("```cuda\n\n```", "", Format::NATIVE).error.find("empty"), std::string::npos);
+  EXPECT_FALSE(parse_response("", "", Format::NATIVE).ok);
+  EXPECT_FALSE(parse_response("```python\nx\n```", "", Format::NATIVE).ok);  // wrong language
+}
+
+TEST(ResponseParser, TruncatedThoughtsAreKeptForTheRecord) {
+  ParsedResponse r = parse_response("<think>step 1, step 2", "", Format::NATIVE);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.thoughts, "step 1, step 2");
+}
+
+}  // namespace
+}  // namespace kernelrl::rollout
