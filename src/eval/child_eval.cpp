@@ -14,6 +14,7 @@
 #include "eval/gpu.hpp"
 #include "eval/timing.hpp"
 #include "eval/torch_tensors.hpp"
+#include "sandbox/syscall_filter.hpp"
 #include "task/python_runtime.hpp"
 
 namespace py = pybind11;
@@ -391,12 +392,26 @@ void task_info(Context& c) {
   c.result.ref_runtime_us = c.result.ref_runtime.median_us;
 }
 
+// From here on the process runs candidate code: no new processes, exec or network
+// (sandbox/syscall_filter.hpp). Recorded in the result either way.
+void restrict_system_calls(Context& c) {
+  auto installed = sandbox::install_syscall_filter();
+  c.result.isolation["syscall_filter"] = static_cast<bool>(installed);
+  if (!installed) c.result.isolation["syscall_filter_error"] = installed.error().message;
+}
+
 void evaluate(Context& c) {
   c.rep.phase("load");
   auto t_load = clock_type::now();
-  LoadOutcome loaded = c.req.format == common::Format::KERNELBENCH
+  c.result.isolation["file_size_limit_bytes"] = 64ll << 20;
+  // A kernelbench module builds its extension at import (load_inline may start ninja), so its
+  // filter comes after loading; native and host code is filtered from its first instruction.
+  const bool kernelbench = c.req.format == common::Format::KERNELBENCH;
+  if (!kernelbench) restrict_system_calls(c);
+  LoadOutcome loaded = kernelbench
                            ? load_kernelbench(c.req.artifact, c.req.candidate, c.init_inputs, c.device, c.result.seeds.front())
                            : load_shared_object(c.req.artifact, c.params);
+  if (kernelbench) restrict_system_calls(c);
   c.result.phases_ms["load"] = ms_since(t_load);
   if (!loaded.candidate) {
     c.result.status = loaded.status;

@@ -1,5 +1,7 @@
 #include "eval/engine.hpp"
 
+#include <signal.h>
+
 #include <chrono>
 #include <ctime>
 #include <future>
@@ -8,6 +10,7 @@
 #include "common/hash.hpp"
 #include "common/provenance.hpp"
 #include "eval/child_eval.hpp"
+#include "sandbox/syscall_filter.hpp"
 
 namespace kernelrl::eval {
 
@@ -143,6 +146,17 @@ common::Expected<EvalResult> result_without_record(const nlohmann::json& outcome
   if (!candidate_ran(phase)) {
     return common::make_error("the evaluation process failed during setup (" + end + ")" +
                               (tail.empty() ? "" : ":\n" + tail));
+  }
+  const int signal = outcome.value("term_signal", 0);
+  if (signal == SIGSYS || signal == SIGXFSZ) {
+    EvalResult r = make_result(
+        common::Status::REJECTED,
+        signal == SIGSYS ? std::string("the candidate made a system call the sandbox forbids (") +
+                               sandbox::syscall_filter_summary() + ") during " + phase
+                         : "the candidate wrote more than 64 MB to its output or a file during " + phase);
+    r.error.stderr_tail = tail;
+    if (signal == SIGSYS) r.isolation["syscall_filter"] = true;  // SIGSYS is the filter's own verdict
+    return r;
   }
   const bool timed_out = outcome.value("timed_out", false);
   EvalResult r = make_result(timed_out ? common::Status::TIMEOUT : common::Status::RUNTIME_ERROR,

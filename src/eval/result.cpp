@@ -21,6 +21,7 @@ void to_json(nlohmann::json& j, const EvalResult& r) {
                      {"versions", r.versions},
                      {"seeds", r.seeds},
                      {"tolerance", r.tolerance},
+                     {"isolation", r.isolation},
                      {"commit", r.commit},
                      {"timestamp", r.timestamp}};
 }
@@ -45,6 +46,7 @@ void from_json(const nlohmann::json& j, EvalResult& r) {
   r.versions = j.value("versions", nlohmann::json::object());
   r.seeds = j.value("seeds", std::vector<std::uint64_t>{});
   r.tolerance = j.value("tolerance", nlohmann::json::object());
+  r.isolation = j.value("isolation", nlohmann::json::object());
   r.commit = j.value("commit", "");
   r.timestamp = j.value("timestamp", "");
 }

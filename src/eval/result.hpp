@@ -57,6 +57,7 @@ struct EvalResult {
   nlohmann::json versions;                  // torch, python, cuda runtime, nvcc, c++ compiler
   std::vector<std::uint64_t> seeds;         // init seed first, then one per correctness trial
   nlohmann::json tolerance;                 // atol/rtol per output dtype actually used
+  nlohmann::json isolation;                 // which defenses were active around the candidate
   std::string commit;
   std::string timestamp;                    // ISO 8601, UTC
 };

@@ -55,15 +55,19 @@ TEST_F(EngineHostTest, CorrectHostCandidateIsTimedAgainstTheReference) {
   EXPECT_TRUE(r.versions.contains("torch"));
 }
 
-TEST_F(EngineHostTest, LadderIsClassifiedAndTheEngineKeepsWorking) {
-  auto entries = read_batch_file(source_path("tests/ladder/ladder.json"));
-  ASSERT_TRUE(entries) << entries.error().message;
+// Every CPU entry of a batch file with an "expect" gets that status, and a correct candidate
+// evaluated right after each still scores OK. Returns the number of entries run.
+int expect_statuses_and_recovery(Engine& engine, const std::string& batch_file, const EvalJob& correct) {
+  auto entries = read_batch_file(source_path(batch_file));
+  EXPECT_TRUE(entries) << entries.error().message;
+  if (!entries) return 0;
   int n_cpu = 0;
   for (const auto& e : *entries) {
     if (e.device.value_or("cpu") != "cpu" || !e.expect) continue;
     ++n_cpu;
-    auto r = engine_->evaluate(e.job);
-    ASSERT_TRUE(r) << e.job.candidate << ": " << r.error().message;
+    auto r = engine.evaluate(e.job);
+    EXPECT_TRUE(r) << e.job.candidate << ": " << r.error().message;
+    if (!r) continue;
     EXPECT_EQ(common::to_string(r->status), common::to_string(*e.expect))
         << e.job.candidate << ": " << r->error.message << "\n" << r->error.compile_log;
     if (r->status != common::Status::OK) {
@@ -71,10 +75,25 @@ TEST_F(EngineHostTest, LadderIsClassifiedAndTheEngineKeepsWorking) {
       EXPECT_EQ(r->speedup, 0);
       EXPECT_FALSE(r->error.message.empty()) << e.job.candidate;
     }
-    EvalResult after = eval_ok(small_task_, correct_);
-    EXPECT_EQ(after.status, common::Status::OK) << "after " << e.job.candidate << ": " << after.error.message;
+    auto after = engine.evaluate(correct);
+    EXPECT_TRUE(after && after->status == common::Status::OK) << "after " << e.job.candidate;
   }
-  EXPECT_GE(n_cpu, 10);
+  return n_cpu;
+}
+
+TEST_F(EngineHostTest, AdversarialCorpusOnTheCpuScoresZero) {
+  const EvalJob correct{source_path(small_task_), source_path(correct_), std::nullopt, std::nullopt};
+  EXPECT_GE(expect_statuses_and_recovery(*engine_, "tests/adversarial/adversarial.json", correct), 8);
+  auto r = engine_->evaluate({source_path(small_task_), source_path("tests/adversarial/host/opens_network.cpp"),
+                              std::nullopt, std::nullopt});
+  ASSERT_TRUE(r);
+  EXPECT_NE(r->error.message.find("system call the sandbox forbids"), std::string::npos) << r->error.message;
+  EXPECT_EQ(r->isolation.value("syscall_filter", false), true);
+}
+
+TEST_F(EngineHostTest, LadderIsClassifiedAndTheEngineKeepsWorking) {
+  const EvalJob correct{source_path(small_task_), source_path(correct_), std::nullopt, std::nullopt};
+  EXPECT_GE(expect_statuses_and_recovery(*engine_, "tests/ladder/ladder.json", correct), 10);
 }
 
 TEST_F(EngineHostTest, WrongOutputReportsWhereAndHowMuch) {

@@ -1,0 +1,77 @@
+// The candidate filter: threads and ordinary work pass; a new process, an exec, a network socket
+// or ptrace kills the child with SIGSYS.
+#include "sandbox/syscall_filter.hpp"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <thread>
+
+#include "sandbox/child_process.hpp"
+
+namespace kernelrl::sandbox {
+namespace {
+
+void say(int fd, const std::string& line) {
+  std::string s = line + "\n";
+  ssize_t n = ::write(fd, s.data(), s.size());
+  (void)n;
+}
+
+// Runs `attempt` in a filtered child; returns the outcome.
+ChildOutcome filtered(const std::function<void()>& attempt) {
+  auto dir = std::filesystem::temp_directory_path() / ("kernelrl-filter-test-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto o = run_child_process(
+      [&](int fd) {
+        if (!install_syscall_filter()) return;
+        attempt();
+        say(fd, R"({"result":"survived"})");
+      },
+      dir.string(), {}, 10);
+  std::filesystem::remove_all(dir);
+  return o;
+}
+
+TEST(SyscallFilter, ThreadsAndLocalSocketsPass) {
+  auto o = filtered([] {
+    int x = 0;
+    std::thread t([&] { x = 42; });
+    t.join();
+    int s = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    if (x != 42 || s < 0) ::abort();
+  });
+  EXPECT_TRUE(o.has_record) << describe_end(o);
+}
+
+TEST(SyscallFilter, ForkIsKilled) {
+  auto o = filtered([] { ::fork(); });
+  EXPECT_FALSE(o.has_record);
+  EXPECT_EQ(o.term_signal, SIGSYS);
+}
+
+TEST(SyscallFilter, ExecIsKilled) {
+  auto o = filtered([] { ::execl("/bin/true", "true", static_cast<char*>(nullptr)); });
+  EXPECT_EQ(o.term_signal, SIGSYS);
+}
+
+TEST(SyscallFilter, NetworkSocketsAreKilled) {
+  auto o4 = filtered([] { ::socket(AF_INET, SOCK_STREAM, 0); });
+  EXPECT_EQ(o4.term_signal, SIGSYS);
+  auto o6 = filtered([] { ::socket(AF_INET6, SOCK_DGRAM, 0); });
+  EXPECT_EQ(o6.term_signal, SIGSYS);
+}
+
+TEST(SyscallFilter, SystemAndPtraceAreKilled) {
+  EXPECT_EQ(filtered([] { (void)!std::system("echo hi"); }).term_signal, SIGSYS);
+  EXPECT_EQ(filtered([] { ::ptrace(PTRACE_TRACEME, 0, nullptr, nullptr); }).term_signal, SIGSYS);
+}
+
+}  // namespace
+}  // namespace kernelrl::sandbox
