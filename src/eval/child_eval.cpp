@@ -6,6 +6,8 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <functional>
 
 #include "common/line_io.hpp"
@@ -15,6 +17,7 @@
 #include "eval/timing.hpp"
 #include "eval/torch_tensors.hpp"
 #include "sandbox/syscall_filter.hpp"
+#include "sandbox/write_confinement.hpp"
 #include "task/python_runtime.hpp"
 
 namespace py = pybind11;
@@ -393,8 +396,19 @@ void task_info(Context& c) {
 }
 
 // From here on the process runs candidate code: no new processes, exec or network
-// (sandbox/syscall_filter.hpp). Recorded in the result either way.
+// (sandbox/syscall_filter.hpp), no writes outside scratch (sandbox/write_confinement.hpp).
+// Recorded in the result either way.
+// Writes are confined to the child's scratch folder (its cwd) and /dev (GPU device files), plus
+// CUDA's own JIT cache when it exists.
 void restrict_system_calls(Context& c) {
+  std::vector<std::string> writable{std::filesystem::current_path().string(), "/dev"};
+  if (const char* home = std::getenv("HOME")) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(std::string(home) + "/.nv", ec)) writable.push_back(std::string(home) + "/.nv");
+  }
+  auto confined = sandbox::confine_writes(writable);
+  c.result.isolation["write_confinement"] = static_cast<bool>(confined);
+  if (!confined) c.result.isolation["write_confinement_error"] = confined.error().message;
   auto installed = sandbox::install_syscall_filter();
   c.result.isolation["syscall_filter"] = static_cast<bool>(installed);
   if (!installed) c.result.isolation["syscall_filter_error"] = installed.error().message;

@@ -91,6 +91,23 @@ TEST_F(EngineHostTest, AdversarialCorpusOnTheCpuScoresZero) {
   EXPECT_EQ(r->isolation.value("syscall_filter", false), true);
 }
 
+TEST_F(EngineHostTest, WritesOutsideScratchNeverLand) {
+  // The worker (and so the child) inherits this variable: the candidate tries to write there.
+  const auto target = testing::test_cache_dir() / "planted-by-candidate.txt";
+  std::filesystem::create_directories(target.parent_path());
+  ::setenv("KERNELRL_TEST_ESCAPE_FILE", target.c_str(), 1);
+  auto engine = Engine::create(testing::test_config("cpu"));
+  ASSERT_TRUE(engine) << engine.error().message;
+  auto r = (*engine)->evaluate({source_path(small_task_), source_path("tests/adversarial/host/writes_outside_scratch.cpp"),
+                                std::nullopt, std::nullopt});
+  ::unsetenv("KERNELRL_TEST_ESCAPE_FILE");
+  ASSERT_TRUE(r) << r.error().message;
+  if (!r->isolation.value("write_confinement", false)) {
+    GTEST_SKIP() << "SKIPPED: no Landlock here: " << r->isolation.dump();
+  }
+  EXPECT_FALSE(std::filesystem::exists(target)) << "the candidate planted " << target;
+}
+
 TEST_F(EngineHostTest, LadderIsClassifiedAndTheEngineKeepsWorking) {
   const EvalJob correct{source_path(small_task_), source_path(correct_), std::nullopt, std::nullopt};
   EXPECT_GE(expect_statuses_and_recovery(*engine_, "tests/ladder/ladder.json", correct), 10);

@@ -1,0 +1,69 @@
+#include "sandbox/write_confinement.hpp"
+
+#include <fcntl.h>
+#include <linux/landlock.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+// Older kernel headers lack the ABI 3 right; its value is fixed by the kernel ABI.
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
+#endif
+
+namespace kernelrl::sandbox {
+
+namespace {
+
+// Write-side rights of Landlock ABI 1, plus truncate (ABI 3) and refer (ABI 2) where known.
+std::uint64_t write_rights(long abi) {
+  std::uint64_t rights = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE |
+                         LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
+                         LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK |
+                         LANDLOCK_ACCESS_FS_MAKE_SYM;
+  if (abi >= 2) rights |= LANDLOCK_ACCESS_FS_REFER;
+  if (abi >= 3) rights |= LANDLOCK_ACCESS_FS_TRUNCATE;
+  return rights;
+}
+
+common::Error errno_error(const std::string& what) { return common::make_error(what + ": " + std::strerror(errno)); }
+
+}  // namespace
+
+common::Fallible confine_writes(const std::vector<std::string>& writable_roots) {
+  const long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
+  if (abi < 1) return errno_error("Landlock is not available in this kernel");
+  landlock_ruleset_attr attr{};
+  attr.handled_access_fs = write_rights(abi);
+  const int ruleset = static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0));
+  if (ruleset < 0) return errno_error("landlock_create_ruleset");
+  for (const auto& root : writable_roots) {
+    const int dir = ::open(root.c_str(), O_PATH | O_CLOEXEC);
+    if (dir < 0) {
+      ::close(ruleset);
+      return errno_error("cannot open writable folder " + root);
+    }
+    landlock_path_beneath_attr rule{};
+    rule.allowed_access = attr.handled_access_fs;
+    rule.parent_fd = dir;
+    const long rc = ::syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
+    ::close(dir);
+    if (rc != 0) {
+      ::close(ruleset);
+      return errno_error("landlock_add_rule for " + root);
+    }
+  }
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+    ::close(ruleset);
+    return errno_error("prctl(PR_SET_NO_NEW_PRIVS)");
+  }
+  const long rc = ::syscall(SYS_landlock_restrict_self, ruleset, 0);
+  ::close(ruleset);
+  if (rc != 0) return errno_error("landlock_restrict_self");
+  return common::Ok{};
+}
+
+}  // namespace kernelrl::sandbox
