@@ -17,7 +17,7 @@
 #include "eval/timing.hpp"
 #include "eval/torch_tensors.hpp"
 #include "sandbox/syscall_filter.hpp"
-#include "sandbox/write_confinement.hpp"
+#include "sandbox/confinement.hpp"
 #include "task/python_runtime.hpp"
 
 namespace py = pybind11;
@@ -47,6 +47,8 @@ void from_json(const nlohmann::json& j, ChildRequest& r) {
 namespace {
 
 using clock_type = std::chrono::steady_clock;
+
+constexpr std::uint64_t kHostMemoryHeadroomBytes = 8ull << 30;
 
 std::uint64_t fresh_seed() {
   std::uint64_t s = 0;
@@ -412,6 +414,12 @@ void restrict_system_calls(Context& c) {
   auto installed = sandbox::install_syscall_filter();
   c.result.isolation["syscall_filter"] = static_cast<bool>(installed);
   if (!installed) c.result.isolation["syscall_filter_error"] = installed.error().message;
+  // Host memory: on the CPU the address space may grow by kHostMemoryHeadroomBytes past what
+  // setup needed. Not on a GPU: the CUDA driver reserves far more address space than it uses.
+  if (!c.cuda) {
+    auto limit = sandbox::limit_address_space_growth(kHostMemoryHeadroomBytes);
+    if (limit) c.result.isolation["address_space_limit_bytes"] = *limit;
+  }
 }
 
 void evaluate(Context& c) {

@@ -1,5 +1,5 @@
 // Write confinement: after confine_writes, files can be written below the allowed folders only.
-#include "sandbox/write_confinement.hpp"
+#include "sandbox/confinement.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

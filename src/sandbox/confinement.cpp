@@ -1,13 +1,16 @@
-#include "sandbox/write_confinement.hpp"
+#include "sandbox/confinement.hpp"
 
 #include <fcntl.h>
 #include <linux/landlock.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 
 // Older kernel headers lack the ABI 3 right; its value is fixed by the kernel ABI.
 #ifndef LANDLOCK_ACCESS_FS_TRUNCATE
@@ -64,6 +67,20 @@ common::Fallible confine_writes(const std::vector<std::string>& writable_roots) 
   ::close(ruleset);
   if (rc != 0) return errno_error("landlock_restrict_self");
   return common::Ok{};
+}
+
+common::Expected<std::uint64_t> limit_address_space_growth(std::uint64_t headroom_bytes) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  std::uint64_t vm_kb = 0;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmSize:", 0) == 0) vm_kb = std::strtoull(line.c_str() + 7, nullptr, 10);
+  }
+  if (vm_kb == 0) return common::make_error("cannot read VmSize from /proc/self/status");
+  const std::uint64_t limit = vm_kb * 1024 + headroom_bytes;
+  rlimit r{limit, limit};
+  if (::setrlimit(RLIMIT_AS, &r) != 0) return errno_error("setrlimit(RLIMIT_AS)");
+  return limit;
 }
 
 }  // namespace kernelrl::sandbox

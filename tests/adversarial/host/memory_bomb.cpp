@@ -1,0 +1,30 @@
+// expect: RUNTIME_ERROR
+// Adversarial (host): allocates and touches 12 GB of host memory before computing (a memory bomb;
+// on a machine without the address-space limit it would starve everything else).
+#include <kernelrl/abi.h>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+extern "C" int kernelrl_forward(const DLTensor* inputs, int n_inputs, const DLTensor* params,
+                                int n_params, DLTensor* outputs, int n_outputs, void* stream) {
+  (void)params; (void)n_params; (void)stream;
+  if (n_inputs != 1 || n_outputs != 1 || inputs[0].ndim != 2) return 1;
+  const size_t bytes = 12ull << 30;
+  char* hoard = static_cast<char*>(std::malloc(bytes));
+  if (!hoard) return 7;  // refused: report it like a well-behaved program would
+  std::memset(hoard, 1, bytes);
+  const int64_t rows = inputs[0].shape[0], cols = inputs[0].shape[1];
+  const float* x = static_cast<const float*>(inputs[0].data);
+  float* y = static_cast<float*>(outputs[0].data);
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * cols;
+    float* yr = y + r * cols;
+    float m = -INFINITY, s = hoard[r] * 0.f;
+    for (int64_t c = 0; c < cols; ++c) m = std::fmax(m, xr[c]);
+    for (int64_t c = 0; c < cols; ++c) s += (yr[c] = std::exp(xr[c] - m));
+    for (int64_t c = 0; c < cols; ++c) yr[c] /= s;
+  }
+  std::free(hoard);
+  return 0;
+}
