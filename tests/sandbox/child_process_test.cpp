@@ -2,6 +2,8 @@
 // descendants), the parent gets an outcome and nothing is left running.
 #include "sandbox/child_process.hpp"
 
+#include "report_line.hpp"
+
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -15,11 +17,7 @@
 namespace kernelrl::sandbox {
 namespace {
 
-void say(int fd, const std::string& line) {
-  std::string s = line + "\n";
-  ssize_t n = ::write(fd, s.data(), s.size());
-  (void)n;
-}
+using testing::say;
 
 // Running or sleeping; a zombie (killed, not yet reaped by init) counts as gone.
 bool alive(pid_t pid) {

@@ -14,15 +14,12 @@
 #include <thread>
 
 #include "sandbox/child_process.hpp"
+#include "report_line.hpp"
 
 namespace kernelrl::sandbox {
 namespace {
 
-void say(int fd, const std::string& line) {
-  std::string s = line + "\n";
-  ssize_t n = ::write(fd, s.data(), s.size());
-  (void)n;
-}
+using testing::say;
 
 // Runs `attempt` in a filtered child; returns the outcome.
 ChildOutcome filtered(const std::function<void()>& attempt) {
