@@ -25,11 +25,11 @@ class SharedObjectCandidate : public Candidate {
 
   CallOutcome call(CallArgs& args, void* stream) override {
     CallOutcome out;
+    ViewSet in = args.input_views.copy(), params = param_views_.copy(), outs = args.output_views.copy();
     int rc = 0;
     try {
-      rc = fn_(args.input_views.views.data(), static_cast<int>(args.input_views.views.size()),
-               param_views_.views.data(), static_cast<int>(param_views_.views.size()),
-               args.output_views.views.data(), static_cast<int>(args.output_views.views.size()), stream);
+      rc = fn_(in.views.data(), static_cast<int>(in.views.size()), params.views.data(),
+               static_cast<int>(params.views.size()), outs.views.data(), static_cast<int>(outs.views.size()), stream);
     } catch (const std::exception& e) {
       out.error = std::string("kernelrl_forward threw a C++ exception: ") + e.what();
       return out;

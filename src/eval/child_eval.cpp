@@ -356,7 +356,10 @@ void timing(Context& c, Candidate& cand, std::vector<InputSet>& sets) {
   auto timer = CallTimer::create(c.cuda, c.stream, c.l2_bytes);
   if (!timer) throw TaskError{"cannot set up the timer: " + timer.error().message};
   auto t0 = clock_type::now();
-  auto times = (*timer)->run([&](int rep) { return call_for_timing(c, cand, sets[rep % sets.size()]); }, c.req.options);
+  auto times = (*timer)->run([&](int rep) { return call_for_timing(c, cand, sets[rep % sets.size()]); }, c.req.options,
+                             [&](int rep) {
+                               for (auto& o : sets[rep % sets.size()].args.outputs) poison(o);
+                             });
   if (!times) {
     c.result.status = common::Status::RUNTIME_ERROR;
     c.result.error.message = "failed while timing: " + times.error().message;

@@ -70,8 +70,10 @@ common::Expected<std::unique_ptr<CallTimer>> CallTimer::create(bool cuda, void* 
 }
 
 common::Expected<std::vector<double>> CallTimer::run(const std::function<std::string(int)>& call,
-                                                     const EvalOptions& options) {
+                                                     const EvalOptions& options,
+                                                     const std::function<void(int)>& prepare) {
   for (int i = 0; i < options.n_warmup; ++i) {
+    if (prepare) prepare(i);
     if (auto err = call(i); !err.empty()) return common::make_error(err);
     if (auto s = settle(); !s) return s.error();
   }
@@ -79,6 +81,7 @@ common::Expected<std::vector<double>> CallTimer::run(const std::function<std::st
   double total_ms = 0;
   for (int rep = 0; rep < options.max_reps; ++rep) {
     if (rep >= options.min_reps && total_ms >= options.timing_budget_ms) break;
+    if (prepare) prepare(rep);
     if (options.flush_l2) {
       if (auto s = flush(); !s) return s.error();
     }

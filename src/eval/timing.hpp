@@ -22,8 +22,11 @@ class CallTimer {
 
   // Calls `call(rep)` n_warmup times untimed, then times calls until max_reps, or min_reps and
   // timing_budget_ms. `call` returns an error text ("" = fine); the first error stops timing.
+  // `prepare(rep)`, if given, runs before every call outside the timed region (the candidate's
+  // outputs are poisoned there, so a call that skips work cannot pass the recheck).
   // Returns the per-call times in milliseconds.
-  common::Expected<std::vector<double>> run(const std::function<std::string(int rep)>& call, const EvalOptions& options);
+  common::Expected<std::vector<double>> run(const std::function<std::string(int rep)>& call, const EvalOptions& options,
+                                            const std::function<void(int rep)>& prepare = {});
 
  protected:
   virtual common::Fallible flush() = 0;

@@ -26,6 +26,18 @@ std::string dtype_name(const py::object& t) {
   return s.rfind("torch.", 0) == 0 ? s.substr(6) : s;
 }
 
+ViewSet ViewSet::copy() const {
+  ViewSet c;
+  c.views = views;
+  c.shapes = shapes;
+  c.strides = strides;
+  for (std::size_t i = 0; i < c.views.size(); ++i) {
+    c.views[i].shape = c.shapes[i].data();
+    c.views[i].strides = c.strides[i].data();
+  }
+  return c;
+}
+
 ViewSet make_views(const std::vector<py::object>& tensors) {
   ViewSet set;
   for (const auto& t : tensors) {

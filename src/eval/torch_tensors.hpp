@@ -21,6 +21,10 @@ struct ViewSet {
   std::vector<DLTensor> views;
   std::vector<std::vector<std::int64_t>> shapes;
   std::vector<std::vector<std::int64_t>> strides;
+
+  // A deep copy with its own shape and stride storage: handed to each call, so what one call
+  // scribbles on its views (data pointers, shapes) never reaches the next.
+  ViewSet copy() const;
 };
 
 // Builds views of the tensor elements of `tensors` (non-tensor values are skipped).

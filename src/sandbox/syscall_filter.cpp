@@ -8,6 +8,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include <cstddef>
 #include <cstring>
@@ -68,10 +69,30 @@ Program build_program() {
   jump(p, BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 1, 0);
   stmt(p, BPF_RET | BPF_K, kKill);
 
+  // Signals: only to itself (its pid, its own process group, or 0 = its group). A candidate must
+  // not stop or kill the worker that evaluates it.
+  const std::uint32_t self = static_cast<std::uint32_t>(::getpid());
+  const std::uint32_t own_group = static_cast<std::uint32_t>(-static_cast<std::int32_t>(self));
+  stmt(p, BPF_LD | BPF_W | BPF_ABS, kNr);
+  jump(p, BPF_JMP | BPF_JEQ | BPF_K, SYS_kill, 0, 5);
+  stmt(p, BPF_LD | BPF_W | BPF_ABS, kArg0Low);
+  jump(p, BPF_JMP | BPF_JEQ | BPF_K, self, 3, 0);
+  jump(p, BPF_JMP | BPF_JEQ | BPF_K, 0, 2, 0);
+  jump(p, BPF_JMP | BPF_JEQ | BPF_K, own_group, 1, 0);
+  stmt(p, BPF_RET | BPF_K, kKill);
+  for (int nr : {SYS_tgkill, SYS_rt_sigqueueinfo, SYS_rt_tgsigqueueinfo}) {  // first argument: the target's pid
+    stmt(p, BPF_LD | BPF_W | BPF_ABS, kNr);
+    jump(p, BPF_JMP | BPF_JEQ | BPF_K, static_cast<std::uint32_t>(nr), 0, 3);
+    stmt(p, BPF_LD | BPF_W | BPF_ABS, kArg0Low);
+    jump(p, BPF_JMP | BPF_JEQ | BPF_K, self, 1, 0);
+    stmt(p, BPF_RET | BPF_K, kKill);
+  }
+
   for (int nr : {SYS_fork, SYS_vfork, SYS_execve, SYS_execveat, SYS_ptrace, SYS_process_vm_readv,
                  SYS_process_vm_writev, SYS_mount, SYS_umount2, SYS_pivot_root, SYS_chroot, SYS_unshare, SYS_setns,
                  SYS_init_module, SYS_finit_module, SYS_delete_module, SYS_kexec_load, SYS_reboot, SYS_swapon,
-                 SYS_swapoff, SYS_io_uring_setup}) {
+                 SYS_swapoff, SYS_io_uring_setup, SYS_pidfd_open, SYS_pidfd_send_signal, SYS_pidfd_getfd,
+                 SYS_process_madvise}) {
     kill_on(p, nr);
   }
   stmt(p, BPF_RET | BPF_K, kAllow);
@@ -94,7 +115,7 @@ common::Fallible install_syscall_filter() {
 
 const char* syscall_filter_summary() {
   return "no new processes (fork, vfork, clone without CLONE_THREAD), no exec, no network sockets, no ptrace or "
-         "process_vm_*, no io_uring, no mount/namespace/module/reboot calls";
+         "process_vm_*, no signals to other processes, no io_uring, no mount/namespace/module/reboot calls";
 }
 
 }  // namespace kernelrl::sandbox

@@ -1,6 +1,6 @@
 // The system-call filter a child installs before it runs candidate code (seccomp-BPF, x86-64).
 // A candidate may compute and start threads; it may not start processes, exec programs, open
-// network sockets, trace or poke other processes, or change mounts, namespaces or modules. Such a
+// network sockets, signal, trace or poke other processes, or change mounts, namespaces or modules. Such a
 // call kills the child with SIGSYS, which the engine reports as REJECTED.
 #pragma once
 
@@ -8,7 +8,8 @@
 
 namespace kernelrl::sandbox {
 
-// Installs the filter in the calling process (and its future threads); irreversible. Fails when
+// Installs the filter in the calling process (and its future threads); irreversible. Its own pid
+// is built in (signals to itself stay allowed), so install it in the process it guards. Fails when
 // the kernel has no seccomp or the architecture is not x86-64.
 common::Fallible install_syscall_filter();
 

@@ -70,5 +70,18 @@ TEST(SyscallFilter, SystemAndPtraceAreKilled) {
   EXPECT_EQ(filtered([] { ::ptrace(PTRACE_TRACEME, 0, nullptr, nullptr); }).term_signal, SIGSYS);
 }
 
+TEST(SyscallFilter, SignalsToItselfPassSignalsToOthersAreKilled) {
+  auto self = filtered([] {
+    ::signal(SIGUSR1, SIG_IGN);
+    ::kill(::getpid(), SIGUSR1);
+    ::raise(SIGUSR1);
+  });
+  EXPECT_TRUE(self.has_record) << describe_end(self);
+  auto parent = filtered([] { ::kill(::getppid(), 0); });  // even a harmless probe of the worker
+  EXPECT_EQ(parent.term_signal, SIGSYS);
+  auto everyone = filtered([] { ::kill(-1, 0); });
+  EXPECT_EQ(everyone.term_signal, SIGSYS);
+}
+
 }  // namespace
 }  // namespace kernelrl::sandbox
