@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(build-essential cmake ninja-build git python3 python3-dev python3-torch pybind11-dev
-          nlohmann-json3-dev libcli11-dev libxxhash-dev libgtest-dev libgmock-dev)
+          nlohmann-json3-dev libcli11-dev libxxhash-dev libgtest-dev libgmock-dev libcpp-httplib-dev pkg-config)
 
 missing=()
 for p in "${packages[@]}"; do
