@@ -1,0 +1,111 @@
+#include "rollout/prompt.hpp"
+
+#include <cstdio>
+
+#include "common/fs.hpp"
+
+namespace kernelrl::rollout {
+
+namespace fs = std::filesystem;
+
+std::string fill(std::string text, const std::vector<std::pair<std::string, std::string>>& values) {
+  // One pass over the template: inserted values are never scanned again, so a task or an attempt
+  // that contains "{code}" stays as it is.
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    bool replaced = false;
+    if (text[i] == '{') {
+      for (const auto& [name, value] : values) {
+        if (text.compare(i + 1, name.size(), name) == 0 && i + 1 + name.size() < text.size() &&
+            text[i + 1 + name.size()] == '}') {
+          out += value;
+          i += name.size() + 2;
+          replaced = true;
+          break;
+        }
+      }
+    }
+    if (!replaced) out += text[i++];
+  }
+  return out;
+}
+
+common::Expected<PromptTemplates> load_templates(const fs::path& dir, common::Format format, const fs::path& example_file) {
+  PromptTemplates t;
+  const std::string format_name(common::to_string(format));
+  const std::pair<std::string*, std::string> files[] = {
+      {&t.system, "system.txt"},       {&t.base, "base.txt"},
+      {&t.format_rules, "format_" + format_name + ".txt"},
+      {&t.one_shot, "one_shot.txt"},   {&t.attempt, "attempt.txt"},
+      {&t.previous_attempts, "previous_attempts.txt"}, {&t.restart, "restart.txt"}};
+  for (const auto& [target, name] : files) {
+    auto text = common::read_file(dir / name, 1u << 20);
+    if (!text) return common::make_error("prompt template: " + text.error().message);
+    *target = *text;
+  }
+  auto example = common::read_file(example_file, 1u << 20);
+  if (!example) return common::make_error("one-shot example: " + example.error().message);
+  t.language = format == common::Format::KERNELBENCH ? "python" : format == common::Format::HOST ? "cpp" : "cuda";
+  t.example = "```" + t.language + "\n" + *example + "```\nA vectorised grid-stride kernel: one pass over memory.\n";
+  return t;
+}
+
+std::string feedback_line(const std::optional<std::string>& parse_error, const eval::EvalResult& r) {
+  if (parse_error) return "failed to parse: " + *parse_error;
+  switch (r.status) {
+    case common::Status::OK: {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "correct, speedup %.2fx over PyTorch eager (%.1f us vs %.1f us)", r.speedup,
+                    r.runtime_us, r.ref_runtime_us);
+      return buf;
+    }
+    case common::Status::COMPILE_ERROR:
+      return "failed to compile: " + r.error.message + (r.error.compile_log.empty() ? "" : "\n" + r.error.compile_log);
+    case common::Status::FORMAT_ERROR:
+    case common::Status::REJECTED:
+      return "rejected: " + r.error.message;
+    case common::Status::RUNTIME_ERROR:
+      return "runtime error: " + r.error.message;
+    case common::Status::TIMEOUT:
+      return "timed out: " + r.error.message;
+    case common::Status::WRONG_OUTPUT:
+      return "incorrect: " + r.error.message;
+  }
+  return "unknown outcome";
+}
+
+BuiltPrompt build_prompt(const PromptTemplates& t, const std::string& task_source, const std::vector<Attempt>& previous,
+                         int turn, const PromptConfig& config) {
+  std::string head = fill(t.base, {{"gpu", config.gpu}, {"format_rules", t.format_rules}, {"task_source", task_source}});
+  if (turn <= 1) head += "\n" + fill(t.one_shot, {{"example", t.example}});
+  std::vector<std::string> shown;
+  for (std::size_t i = 0; i < previous.size(); ++i) {
+    shown.push_back(fill(t.attempt, {{"number", std::to_string(i + 1)},
+                                     {"language", t.language},
+                                     {"code", previous[i].code},
+                                     {"summary", previous[i].summary.empty() ? "(none)" : previous[i].summary},
+                                     {"feedback", previous[i].feedback}}));
+  }
+  auto total = [&](std::size_t first) {
+    std::size_t n = t.system.size() + head.size() + t.restart.size() + t.previous_attempts.size();
+    for (std::size_t i = first; i < shown.size(); ++i) n += shown[i].size() + 1;
+    return n;
+  };
+  std::size_t first = 0;
+  while (first < shown.size() && total(first) > config.max_chars) ++first;  // oldest go first
+
+  BuiltPrompt p;
+  p.n_attempts_dropped = static_cast<int>(first);
+  p.n_attempts_shown = static_cast<int>(shown.size() - first);
+  std::string user = head;
+  if (p.n_attempts_shown > 0) {
+    user += "\n" + t.previous_attempts;
+    for (std::size_t i = first; i < shown.size(); ++i) user += "\n" + shown[i];
+    user += "\n" + t.restart;
+  }
+  p.messages = {{"system", t.system}, {"user", user}};
+  return p;
+}
+
+}  // namespace kernelrl::rollout

@@ -1,0 +1,67 @@
+// Multi-turn prompts per the recipe (DESIGN.md): the base prompt (task source, the format's rules
+// and ABI, the target GPU), a one-shot example in turn 1 only, then the previous attempts (code,
+// the model's own summary, one feedback line by outcome) and the instruction to restart. Earlier
+// turns' thoughts are never included; attempts that do not fit the budget are dropped oldest
+// first. The texts are files under prompts/ that users can edit.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/expected.hpp"
+#include "common/status.hpp"
+#include "eval/result.hpp"
+
+namespace kernelrl::rollout {
+
+struct Message {
+  std::string role;  // "system" or "user"
+  std::string content;
+};
+
+struct PromptTemplates {
+  std::string system, base, format_rules, one_shot, attempt, previous_attempts, restart;
+  std::string example;   // the one-shot example answer
+  std::string language;  // fence language of the format ("cuda", "cpp", "python")
+};
+
+// Reads the templates for `format` from `dir` (system.txt, base.txt, format_<format>.txt,
+// one_shot.txt, attempt.txt, previous_attempts.txt, restart.txt) and the one-shot example file.
+// Errors name the missing or unreadable file.
+common::Expected<PromptTemplates> load_templates(const std::filesystem::path& dir, common::Format format,
+                                                 const std::filesystem::path& example_file);
+
+// One earlier turn as the next prompt shows it: no thoughts.
+struct Attempt {
+  std::string code;
+  std::string summary;
+  std::string feedback;  // from feedback_line()
+};
+
+// The one feedback line for an outcome: parse error, rejection, compile error (with the compiler
+// excerpt), runtime error or timeout, incorrect (with the mismatch), or correct with the speedup.
+std::string feedback_line(const std::optional<std::string>& parse_error, const eval::EvalResult& result);
+
+struct PromptConfig {
+  std::string gpu = "an NVIDIA H200";  // named in the base prompt
+  std::size_t max_chars = 96000;       // budget for all messages; older attempts go first
+};
+
+struct BuiltPrompt {
+  std::vector<Message> messages;
+  int n_attempts_shown = 0;
+  int n_attempts_dropped = 0;
+};
+
+// The prompt of turn `turn` (1-based) given the earlier attempts, oldest first.
+BuiltPrompt build_prompt(const PromptTemplates& templates, const std::string& task_source,
+                         const std::vector<Attempt>& previous, int turn, const PromptConfig& config = {});
+
+// Replaces every {name} of the template `text` with its value, in one pass (values are not
+// scanned for further names).
+std::string fill(std::string text, const std::vector<std::pair<std::string, std::string>>& values);
+
+}  // namespace kernelrl::rollout

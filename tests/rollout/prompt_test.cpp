@@ -1,0 +1,89 @@
+// Prompts per the recipe: one-shot in turn 1 only, earlier attempts with code, summary and one
+// feedback line (never thoughts), the restart instruction, oldest attempts dropped first.
+#include "rollout/prompt.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+namespace kernelrl::rollout {
+namespace {
+
+PromptTemplates shipped(common::Format format) {
+  const std::string root = KERNELRL_SOURCE_DIR;
+  auto t = load_templates(root + "/prompts", format, root + "/examples/vector_add/native.cu");
+  EXPECT_TRUE(t) << t.error().message;
+  return t ? *t : PromptTemplates{};
+}
+
+eval::EvalResult outcome(common::Status status, const std::string& message) {
+  eval::EvalResult r;
+  r.status = status;
+  r.error.message = message;
+  return r;
+}
+
+TEST(Prompt, TurnOneHasTheTaskTheRulesAndTheExample) {
+  auto p = build_prompt(shipped(common::Format::NATIVE), "class Model: pass  # {code}", {}, 1);
+  ASSERT_EQ(p.messages.size(), 2u);
+  const std::string& user = p.messages[1].content;
+  EXPECT_NE(user.find("class Model: pass  # {code}"), std::string::npos);  // braces in the task stay
+  EXPECT_NE(user.find("kernelrl_forward"), std::string::npos);
+  EXPECT_NE(user.find("NVIDIA H200"), std::string::npos);
+  EXPECT_NE(user.find("example of the expected answer"), std::string::npos);
+  EXPECT_EQ(user.find("previous attempts"), std::string::npos);
+}
+
+TEST(Prompt, LaterTurnsShowAttemptsFeedbackAndRestartButNoExampleOrThoughts) {
+  std::vector<Attempt> previous{
+      {"__global__ void a() {}", "first try", feedback_line(std::nullopt, outcome(common::Status::WRONG_OUTPUT, "output 0: 3 elements differ"))},
+      {"__global__ void b() {}", "", feedback_line(std::string("no ```cuda code block found"), {})}};
+  auto p = build_prompt(shipped(common::Format::NATIVE), "TASK", previous, 3);
+  const std::string& user = p.messages[1].content;
+  EXPECT_EQ(user.find("example of the expected answer"), std::string::npos);
+  EXPECT_NE(user.find("Attempt 1:"), std::string::npos);
+  EXPECT_NE(user.find("__global__ void a() {}"), std::string::npos);
+  EXPECT_NE(user.find("Your summary: first try"), std::string::npos);
+  EXPECT_NE(user.find("incorrect: output 0: 3 elements differ"), std::string::npos);
+  EXPECT_NE(user.find("failed to parse: no ```cuda code block found"), std::string::npos);
+  EXPECT_NE(user.find("Think again from the start"), std::string::npos);
+  EXPECT_EQ(p.n_attempts_shown, 2);
+}
+
+TEST(Prompt, FeedbackLinesByOutcome) {
+  eval::EvalResult ok = outcome(common::Status::OK, "");
+  ok.speedup = 1.5;
+  ok.runtime_us = 100;
+  ok.ref_runtime_us = 150;
+  EXPECT_EQ(feedback_line(std::nullopt, ok), "correct, speedup 1.50x over PyTorch eager (100.0 us vs 150.0 us)");
+  auto ce = outcome(common::Status::COMPILE_ERROR, "k.cu:3: error: x undefined");
+  ce.error.compile_log = "k.cu(3): error: identifier \"x\" is undefined";
+  EXPECT_NE(feedback_line(std::nullopt, ce).find("failed to compile: k.cu:3"), std::string::npos);
+  EXPECT_NE(feedback_line(std::nullopt, ce).find("identifier"), std::string::npos);
+  EXPECT_EQ(feedback_line(std::nullopt, outcome(common::Status::TIMEOUT, "ran too long")), "timed out: ran too long");
+  EXPECT_EQ(feedback_line(std::nullopt, outcome(common::Status::REJECTED, "cuBLAS")), "rejected: cuBLAS");
+  EXPECT_EQ(feedback_line(std::nullopt, outcome(common::Status::RUNTIME_ERROR, "SIGSEGV")), "runtime error: SIGSEGV");
+}
+
+TEST(Prompt, OldestAttemptsAreDroppedToFitTheBudget) {
+  std::vector<Attempt> previous;
+  for (int i = 0; i < 6; ++i) previous.push_back({std::string(2000, 'a' + i), "s", "incorrect"});
+  PromptConfig small;
+  small.max_chars = 9000;
+  auto p = build_prompt(shipped(common::Format::NATIVE), "TASK", previous, 7, small);
+  EXPECT_GT(p.n_attempts_dropped, 0);
+  EXPECT_EQ(p.n_attempts_shown + p.n_attempts_dropped, 6);
+  const std::string& user = p.messages[1].content;
+  EXPECT_EQ(user.find(std::string(100, 'a')), std::string::npos);  // the oldest is gone
+  EXPECT_NE(user.find(std::string(100, 'f')), std::string::npos);  // the newest stays
+  EXPECT_NE(user.find("Attempt 6:"), std::string::npos);           // numbered by turn
+}
+
+TEST(Prompt, MissingTemplatesAreNamed) {
+  auto t = load_templates("/nonexistent/prompts", common::Format::HOST, "/nonexistent/example.cpp");
+  ASSERT_FALSE(t);
+  EXPECT_NE(t.error().message.find("/nonexistent/prompts/system.txt"), std::string::npos) << t.error().message;
+}
+
+}  // namespace
+}  // namespace kernelrl::rollout
