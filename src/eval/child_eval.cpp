@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -390,14 +391,64 @@ void timing(Context& c, Candidate& cand, std::vector<InputSet>& sets) {
   if (c.result.runtime_us > 0) c.result.speedup = c.result.ref_runtime_us / c.result.runtime_us;
 }
 
-// Signature and eager reference time only (`kernelrl tasks show`).
-void task_info(Context& c) {
-  if (!c.req.options.time_kernels) return;
-  auto timer = CallTimer::create(c.cuda, c.stream, c.l2_bytes);
-  if (!timer) throw TaskError{"cannot set up the timer: " + timer.error().message};
+std::string short_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+// What makes a task useless for training, judged on two runs with different seeds: non-finite,
+// nearly zero or nearly constant outputs, outputs that ignore the seed. Also the input size.
+nlohmann::json task_health(Context& c, const std::vector<py::object>& inputs_a) {
+  std::int64_t input_bytes = 0;
+  for (const auto& t : inputs_a) {
+    if (is_tensor(t)) input_bytes += t.attr("numel")().cast<std::int64_t>() * t.attr("element_size")().cast<std::int64_t>();
+  }
+  std::vector<py::object> out_a, out_b;
+  try {
+    out_a = output_list(call_reference(c, inputs_a));
+    out_b = output_list(call_reference(c, fresh_inputs(c, fresh_seed())));
+  } catch (py::error_already_set& e) {
+    throw TaskError{c.task.path.string() + ": the reference forward raised: " + task::format_python_error(e.what(), "")};
+  }
+  nlohmann::json problems = nlohmann::json::array(), outputs = nlohmann::json::array();
+  for (std::size_t i = 0; i < out_a.size(); ++i) {
+    const std::string name = "output " + std::to_string(i);
+    py::object a = out_a[i].attr("detach")();
+    const std::int64_t numel = a.attr("numel")().cast<std::int64_t>();
+    nlohmann::json o = {{"numel", numel}};
+    if (a.attr("is_floating_point")().cast<bool>() && numel > 0) {
+      py::object d = a.attr("double")();
+      const std::int64_t n_bad = numel - c.torch.attr("isfinite")(d).attr("sum")().attr("item")().cast<std::int64_t>();
+      py::object finite = d.attr("nan_to_num")(0.0, 0.0, 0.0);
+      const double max_abs = finite.attr("abs")().attr("max")().attr("item")().cast<double>();
+      const double mean = finite.attr("mean")().attr("item")().cast<double>();
+      const double std = numel > 1 ? finite.attr("std")().attr("item")().cast<double>() : 0.0;
+      o.update({{"n_nonfinite", n_bad}, {"max_abs", max_abs}, {"mean", mean}, {"std", std}});
+      if (n_bad > 0) problems.push_back(name + " has " + std::to_string(n_bad) + " NaN/inf values");
+      if (max_abs < 1e-6) {
+        problems.push_back(name + " is nearly zero (max |x| " + short_number(max_abs) + ")");
+      } else if (numel > 1 && std <= 1e-6 * std::max(1.0, std::abs(mean))) {
+        problems.push_back(name + " is nearly constant (std " + short_number(std) + ", mean " + short_number(mean) + ")");
+      }
+    }
+    if (numel > 1 && bytes_equal(out_a[i], out_b[i])) problems.push_back(name + " does not change with the seed");
+    outputs.push_back(o);
+  }
+  return {{"input_bytes", input_bytes}, {"outputs", outputs}, {"problems", problems}};
+}
+
+// Signature, health and eager reference time (`kernelrl tasks show`, `kernelrl tasks check`).
+nlohmann::json task_info(Context& c) {
   std::vector<py::object> inputs = fresh_inputs(c, fresh_seed());
-  c.result.ref_runtime = time_reference(c, **timer, [&](int) -> auto& { return inputs; });
-  c.result.ref_runtime_us = c.result.ref_runtime.median_us;
+  nlohmann::json health = task_health(c, inputs);
+  if (c.req.options.time_kernels) {
+    auto timer = CallTimer::create(c.cuda, c.stream, c.l2_bytes);
+    if (!timer) throw TaskError{"cannot set up the timer: " + timer.error().message};
+    c.result.ref_runtime = time_reference(c, **timer, [&](int) -> auto& { return inputs; });
+    c.result.ref_runtime_us = c.result.ref_runtime.median_us;
+  }
+  return health;
 }
 
 // From here on the process runs candidate code: no new processes, exec or network
@@ -494,8 +545,8 @@ void run_child(const task::TaskModule* task, const ChildRequest& req, int report
     c.result.phases_ms["setup"] = ms_since(t0);
     if (req.op == "task_info") {
       rep.phase("ref_timing");
-      task_info(c);
-      rep.final({{"signature", c.signature}, {"result", c.result}});
+      nlohmann::json health = task_info(c);
+      rep.final({{"signature", c.signature}, {"result", c.result}, {"health", health}});
       return;
     }
     evaluate(c);

@@ -299,6 +299,9 @@ common::Expected<TaskInfo> Engine::task_info(const fs::path& task) {
   info.signature = task::signature_from_json(record.at("signature"));
   EvalResult r = record.at("result").get<EvalResult>();
   info.ref_runtime = r.ref_runtime;
+  info.health = record.value("health", nlohmann::json::object());
+  info.input_bytes = info.health.value("input_bytes", std::int64_t{0});
+  info.problems = info.health.value("problems", std::vector<std::string>{});
   info.device = device_;
   info.device_info = r.device_info.empty() ? device_info_ : r.device_info;
   return info;

@@ -47,6 +47,9 @@ struct EvalJob {
 struct TaskInfo {
   task::Signature signature;
   TimingSummary ref_runtime;
+  std::int64_t input_bytes = 0;       // all tensor inputs of get_inputs()
+  std::vector<std::string> problems;  // degenerate outputs: non-finite, nearly zero/constant, seed-invariant
+  nlohmann::json health;              // per-output statistics behind `problems`
   std::string device;
   nlohmann::json device_info;
 };

@@ -79,5 +79,21 @@ TEST(Cli, BatchEndsWithASummaryAndChecksExpectations) {
   EXPECT_NE(r.output.find("COMPILE_ERROR 1"), std::string::npos) << r.output;
 }
 
+TEST(Cli, TasksCheckFailsDegenerateTasksWithAReasonEach) {
+  CliRun bad = kernelrl({"tasks", "check", "tests/data/tasks/degenerate", "--device", "cpu"});
+  EXPECT_EQ(bad.code, 1) << bad.output;
+  EXPECT_NE(bad.output.find("0 of 4 tasks pass"), std::string::npos) << bad.output;
+  for (const char* reason : {"nearly constant", "does not change with the seed", "NaN/inf", "nearly zero"}) {
+    EXPECT_NE(bad.output.find(reason), std::string::npos) << reason << "\n" << bad.output;
+  }
+  CliRun good = kernelrl({"tasks", "check", "tests/data/tasks/healthy", "--device", "cpu", "--min-ref-us", "1"});
+  EXPECT_EQ(good.code, 0) << good.output;
+  EXPECT_NE(good.output.find("1 of 1 tasks pass"), std::string::npos) << good.output;
+  CliRun slow = kernelrl({"tasks", "check", "tests/data/tasks/healthy", "--device", "cpu", "--min-ref-us", "1e9"});
+  EXPECT_EQ(slow.code, 1);
+  EXPECT_NE(slow.output.find("under the minimum"), std::string::npos) << slow.output;
+  EXPECT_EQ(kernelrl({"tasks", "check", "no/such/folder"}).code, 2);
+}
+
 }  // namespace
 }  // namespace kernelrl

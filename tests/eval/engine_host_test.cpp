@@ -187,7 +187,7 @@ TEST_F(EngineHostTest, NativeCandidateOnACpuEngineCannotBeEvaluated) {
 }
 
 TEST_F(EngineHostTest, TaskInfoGivesTheSignatureAndEagerTime) {
-  auto info = engine_->task_info(source_path("tests/data/tasks/small_linear.py"));
+  auto info = engine_->task_info(source_path("tests/data/tasks/healthy/small_linear.py"));
   ASSERT_TRUE(info) << info.error().message;
   ASSERT_EQ(info->signature.inputs.size(), 1u);
   EXPECT_EQ(info->signature.inputs[0].shape, (std::vector<std::int64_t>{64, 128}));

@@ -3,10 +3,11 @@
 //
 // Exit codes: 0 evaluated (whatever the candidate's status), 2 could not evaluate (bad task, missing
 // file, no device), 64 usage error. `eval --batch --check-expect` exits 1 when a status differs
-// from the entry's "expect".
+// from the entry's "expect"; `tasks check` exits 1 when a task fails its checks.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 
@@ -14,6 +15,7 @@
 #include "eval/batch_file.hpp"
 #include "eval/engine.hpp"
 #include "eval/render.hpp"
+#include "eval/task_check.hpp"
 #include "eval/worker.hpp"
 
 namespace {
@@ -180,6 +182,18 @@ int main(int argc, char** argv) {
   show_cmd->add_flag("--json", show_json, "print JSON");
   add_engine_options(show_cmd, config);
 
+  std::string check_dir = "tasks";
+  double check_min_ref_us = -1;
+  double check_max_input_gb = 2;
+  bool check_json = false;
+  auto* check_cmd = tasks_cmd->add_subcommand("check", "validate every task of a folder on this device");
+  check_cmd->add_option("dir", check_dir, "folder of task files (searched recursively)")->capture_default_str();
+  check_cmd->add_option("--min-ref-us", check_min_ref_us,
+                        "minimum eager reference time (default: 100 on a GPU, none on the CPU)");
+  check_cmd->add_option("--max-input-gb", check_max_input_gb, "maximum size of a task's inputs")->capture_default_str();
+  check_cmd->add_flag("--json", check_json, "print one JSON line per task");
+  add_engine_options(check_cmd, config);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -225,6 +239,38 @@ int main(int argc, char** argv) {
       std::cout << eval::render_task_info(show_task, *info);
     }
     return kEvaluated;
+  }
+  if (check_cmd->parsed()) {
+    auto files = eval::find_task_files(check_dir);
+    if (!files) {
+      std::cerr << "kernelrl tasks check: " << files.error().message << "\n";
+      return kCouldNotEvaluate;
+    }
+    auto engine = make_engine(config, a);
+    if (!engine) {
+      std::cerr << "kernelrl tasks check: could not start the engine: " << engine.error().message << "\n";
+      return kCouldNotEvaluate;
+    }
+    eval::TaskCheckConfig check;
+    check.min_ref_us = check_min_ref_us >= 0 ? check_min_ref_us : ((*engine)->device() == "cuda" ? 100.0 : 0.0);
+    check.max_input_bytes = static_cast<std::int64_t>(check_max_input_gb * (1ull << 30));
+    std::vector<eval::TaskCheckRow> rows;
+    common::ProgressBar bar("check", static_cast<std::int64_t>(files->size()), common::stderr_is_tty() && !check_json);
+    for (const auto& f : *files) {
+      rows.push_back(eval::check_task(**engine, f, check));
+      const auto& r = rows.back();
+      if (check_json) {
+        std::cout << nlohmann::json{{"task", r.task}, {"ok", r.ok}, {"ref_us", r.ref_us}, {"input_bytes", r.input_bytes},
+                                    {"problems", r.problems}, {"device", (*engine)->device()}}
+                         .dump()
+                  << "\n" << std::flush;
+      }
+      bar.advance(1, f.filename().string());
+    }
+    bar.finish();
+    if (!check_json) std::cout << eval::render_task_check(rows);
+    bool all_ok = std::all_of(rows.begin(), rows.end(), [](const auto& r) { return r.ok; });
+    return all_ok ? kEvaluated : kExpectationFailed;
   }
   return 64;
 }

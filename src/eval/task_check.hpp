@@ -1,0 +1,39 @@
+// `kernelrl tasks check`: validates every task file of a folder on this device: it loads, the
+// reference runs, its outputs are healthy (finite, not nearly zero or constant, changing with the
+// seed), its inputs fit the size bound and its eager time reaches the minimum.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/expected.hpp"
+#include "eval/engine.hpp"
+
+namespace kernelrl::eval {
+
+struct TaskCheckConfig {
+  double min_ref_us = 0;                        // eager reference at least this long (100 on an H200)
+  std::int64_t max_input_bytes = 2ll << 30;     // inputs at most this large (2 GB)
+};
+
+struct TaskCheckRow {
+  std::string task;
+  bool ok = false;
+  double ref_us = 0;
+  std::int64_t input_bytes = 0;
+  std::vector<std::string> problems;  // why it fails, one reason each
+};
+
+// The task files (*.py, sorted) below `dir`; an Error names a missing folder.
+common::Expected<std::vector<std::filesystem::path>> find_task_files(const std::filesystem::path& dir);
+
+// Checks one task. A task that cannot even load is a failing row, not an Error.
+TaskCheckRow check_task(Engine& engine, const std::filesystem::path& task, const TaskCheckConfig& config);
+
+// A table with one row per task and a closing count.
+std::string render_task_check(const std::vector<TaskCheckRow>& rows);
+
+}  // namespace kernelrl::eval
