@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: build there, run the GPU tests, the shipped examples, timing
 # fidelity and the engine benchmarks; logs and a short summary go to $OUT (or ./gpu-out).
-#   scripts/gpu-check.sh            build, GPU tests (native ladder, examples), the GPU examples
+#   scripts/gpu-check.sh            build, GPU tests (native ladder, examples), the GPU examples,
+#                                   `kernelrl tasks check tasks`
 #   scripts/gpu-check.sh bench      only what the benchmarks need: native benchmarks, timing
 #                                   fidelity, then native vs kernelbench (KB_N=16 load_inline
 #                                   builds; KB_N=50 for the full comparison, ~4 min more)
@@ -40,6 +41,8 @@ if [ "$mode" = main ]; then
   $bin eval --batch /tmp/gpu-examples.json --out "$out/examples.jsonl" >"$out/examples.log" 2>&1
   note "examples (GPU entries): rc $?"; tail -8 "$out/examples.log" | tee -a "$summary"
   $bin tasks show examples/linear_relu/task.py >>"$summary" 2>&1
+  $bin tasks check tasks >"$out/tasks-check.log" 2>&1
+  note "tasks check (all tasks, >= 100 us): rc $?"; tail -12 "$out/tasks-check.log" | tee -a "$summary"
 else
   $python bench/make_candidates.py /tmp/bench-cands 50 "${KB_N:-16}" >/dev/null
   build-gpu/bench/kernelrl_bench /tmp/bench-cands --skip-kernelbench \
