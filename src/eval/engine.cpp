@@ -161,7 +161,8 @@ common::Expected<EvalResult> result_without_record(const nlohmann::json& outcome
   const bool timed_out = outcome.value("timed_out", false);
   EvalResult r = make_result(timed_out ? common::Status::TIMEOUT : common::Status::RUNTIME_ERROR,
                              timed_out ? "the candidate's " + end
-                                       : "the candidate's process was " + end + " during " + phase);
+                                       : "the candidate's process " + std::string(signal ? "was " : "") + end +
+                                             " during " + phase);
   r.error.stderr_tail = tail;
   return r;
 }

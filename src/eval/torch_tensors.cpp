@@ -140,12 +140,6 @@ py::object cpu_copy(const py::object& t) {
   return t.attr("detach")().attr("to")("cpu", py::arg("copy") = true).attr("contiguous")();
 }
 
-HostTensor host_copy(const py::object& t) {
-  // Always a copy: on the CPU `.to("cpu")` would alias, and the reference's outputs are poisoned
-  // right after this.
-  return describe_host(raw(t).attr("to")("cpu", py::arg("copy") = true).attr("contiguous")(), t);
-}
-
 HostTensor host_view(const py::object& t) {
   return describe_host(raw(t).attr("to")("cpu").attr("contiguous")(), t);
 }

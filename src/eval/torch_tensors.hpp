@@ -51,8 +51,8 @@ bool bytes_equal(const pybind11::object& a, const pybind11::object& b);
 // A contiguous CPU copy with the same dtype, for keeping the reference's outputs off the device.
 pybind11::object cpu_copy(const pybind11::object& t);
 
-// A contiguous CPU copy of a tensor's bytes (bool tensors as raw bytes), kept alive with its data
-// pointer for the checker.
+// A contiguous CPU tensor (bool tensors as raw bytes) kept alive with its data pointer for the
+// checker.
 struct HostTensor {
   pybind11::object tensor;
   const void* data = nullptr;
@@ -60,9 +60,8 @@ struct HostTensor {
   DType dtype = DType::F32;
   std::vector<std::int64_t> shape;
 };
-HostTensor host_copy(const pybind11::object& t);
-// Like host_copy, but a CPU tensor that is already contiguous is used in place (no copy): for a
-// comparison made before anything writes to it again.
+// `t` on the host for a comparison made at once: a CPU tensor that is already contiguous is used
+// in place, anything else is copied.
 HostTensor host_view(const pybind11::object& t);
 
 std::vector<std::int64_t> shape_of(const pybind11::object& t);
