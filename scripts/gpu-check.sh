@@ -4,8 +4,9 @@
 #   scripts/gpu-check.sh            build, GPU tests (native ladder, examples), the GPU examples,
 #                                   `kernelrl tasks check tasks`
 #   scripts/gpu-check.sh bench      only what the benchmarks need: native benchmarks, timing
-#                                   fidelity, then native vs kernelbench (KB_N=16 load_inline
-#                                   builds; KB_N=50 for the full comparison, ~4 min more)
+#                                   fidelity, nvcc pipeline variants, then native vs kernelbench
+#                                   (KB_N=16 load_inline builds; KB_N=50 for the full comparison,
+#                                   ~4 min more) with their throughput ratio
 # Headers the GPU machine lacks (xxhash.h) travel in .gpu-deps/ (scripts/gpu-deps.sh makes it).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -53,6 +54,11 @@ else
     theirs=$($python bench/torch_event_timing.py "$t" 2>>"$out/fidelity.log" | $python -c 'import json,sys; print(json.load(sys.stdin)["median_us"])')
     note "fidelity $t: kernelrl ref ${ours} us, torch.cuda.Event ${theirs} us, ratio $($python -c "print(round($ours/$theirs, 4))")"
   done
-  build-gpu/bench/kernelrl_bench /tmp/bench-cands --only-kernelbench >"$out/bench-kernelbench.log" 2>&1
+  bash bench/nvcc_variants.sh /tmp/bench-cands "$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | tr -d .)" \
+    >"$out/nvcc-variants.log" 2>&1
+  note "nvcc variants (cold compile, ms, ratio to the engine's command): rc $?"; tee -a "$summary" <"$out/nvcc-variants.log"
+  native_per_min=$(grep -E "^row: native batch" "$out/bench.log" | awk -F'|' '{gsub(/ /, "", $2); print $2}')
+  build-gpu/bench/kernelrl_bench /tmp/bench-cands --only-kernelbench --native-per-min "$native_per_min" \
+    >"$out/bench-kernelbench.log" 2>&1
   note "bench (kernelbench): rc $?"; grep -E "^row" "$out/bench-kernelbench.log" | tee -a "$summary"
 fi

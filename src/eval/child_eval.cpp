@@ -17,8 +17,9 @@
 #include "eval/gpu.hpp"
 #include "eval/timing.hpp"
 #include "eval/torch_tensors.hpp"
-#include "sandbox/syscall_filter.hpp"
+#include "sandbox/child_process.hpp"
 #include "sandbox/confinement.hpp"
+#include "sandbox/syscall_filter.hpp"
 #include "task/python_runtime.hpp"
 
 namespace py = pybind11;
@@ -58,17 +59,22 @@ std::uint64_t fresh_seed() {
   return s & ((1ull << 63) - 1);  // torch.manual_seed takes a non-negative int64
 }
 
+// The child's side of the worker's pipes: announces each phase and waits for the worker's grant
+// (it may hold the device lock meanwhile), and sends the final record.
 class Reporter {
  public:
-  explicit Reporter(int fd) : fd_(fd) {}
-  void phase(const std::string& name) { write_line({{"phase", name}}); }
+  Reporter(int report_fd, int request_fd) : report_fd_(report_fd), request_fd_(request_fd) {}
+  void phase(const std::string& name) {
+    write_line({{"phase", name}});
+    if (request_fd_ >= 0 && !sandbox::wait_for_grant(request_fd_)) _exit(0);  // the worker is gone
+  }
   void final(const nlohmann::json& j) { write_line(j); }
 
  private:
   void write_line(const nlohmann::json& j) {
-    common::write_all(fd_, j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    common::write_all(report_fd_, j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   }
-  int fd_;
+  int report_fd_, request_fd_;
 };
 
 // Milliseconds since `t0`.
@@ -76,10 +82,12 @@ double ms_since(clock_type::time_point t0) {
   return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
 }
 
-// One correctness trial's data kept for timing: the call's tensors and the reference outputs.
+// One correctness trial's data kept for timing: the call's tensors and untouched copies of the
+// inputs. The reference's outputs are not kept anywhere the candidate could read them: after
+// timing, the reference runs again on the pristine inputs for the recheck.
 struct InputSet {
   CallArgs args;
-  std::vector<py::object> expected;      // host copies of the reference's outputs (kept sets only)
+  std::vector<py::object> pristine;      // copies of the inputs as drawn (kept sets only)
   std::vector<py::object> last_outputs;  // what the last call wrote or returned
 };
 
@@ -253,8 +261,7 @@ OutputCheck checked_outputs(const std::vector<py::object>& actual, const std::ve
 }
 
 // Runs one trial: fresh inputs, poisoned outputs, the candidate first, then the reference on an
-// untouched copy. `keep`: the set is used for timing, so the reference's outputs are kept (on the
-// host) for the recheck. Returns false (with the result filled in) when the candidate failed.
+// untouched copy. `keep`: the set is used for timing, so the untouched copy is kept for the recheck. Returns false (with the result filled in) when the candidate failed.
 bool run_trial(Context& c, Candidate& cand, int trial, bool keep, InputSet& set) {
   std::uint64_t seed = fresh_seed();
   c.result.seeds.push_back(seed);
@@ -311,11 +318,8 @@ bool run_trial(Context& c, Candidate& cand, int trial, bool keep, InputSet& set)
   }
   std::vector<py::object> ref_outs = output_list(ref);
   OutputCheck check = checked_outputs(actual, ref_outs, c.req.options);
-  set.expected.clear();
-  for (auto& o : ref_outs) {
-    if (keep) set.expected.push_back(cpu_copy(o));
-    poison(o);  // the reference's outputs never stay readable on the device
-  }
+  for (auto& o : ref_outs) poison(o);  // the reference's outputs never stay readable on the device
+  set.pristine = keep ? pristine : std::vector<py::object>{};
   c.result.tolerance = check.tolerance;
   if (!check.ok) {
     c.result.status = common::Status::WRONG_OUTPUT;
@@ -351,6 +355,37 @@ std::string call_for_timing(Context& c, Candidate& cand, InputSet& set) {
   return "";
 }
 
+// After timing: the inputs of every kept set must still be as drawn, and the outputs of its last
+// timed call must match the reference run again on them. Fills in the result and returns false
+// otherwise.
+bool recheck_timed_outputs(Context& c, std::vector<InputSet>& sets) {
+  for (auto& set : sets) {
+    if (auto bad = first_changed(set.args.inputs, set.pristine); bad >= 0) {
+      c.result.status = common::Status::WRONG_OUTPUT;
+      c.result.error.message = "the candidate modified input " + std::to_string(bad) + " while being timed (inputs are read-only)";
+      c.result.error.output_index = bad;
+      return false;
+    }
+    std::vector<py::object> expected;
+    try {
+      expected = output_list(call_reference(c, set.pristine));
+    } catch (py::error_already_set& e) {
+      c.result.status = common::Status::RUNTIME_ERROR;
+      c.result.error.message = "the reference failed after the candidate was timed: " + task::format_python_error(e.what(), "");
+      return false;
+    }
+    OutputCheck check = checked_outputs(set.last_outputs, expected, c.req.options);
+    for (auto& o : expected) poison(o);
+    if (!check.ok) {
+      c.result.status = common::Status::WRONG_OUTPUT;
+      c.result.error = check.details;
+      c.result.error.message = "outputs of timed calls are wrong: " + check.details.message;
+      return false;
+    }
+  }
+  return true;
+}
+
 // Times the candidate over the kept input sets, rechecks the outputs of the timed calls, then
 // times the reference the same way unless the run already measured it.
 void timing(Context& c, Candidate& cand, std::vector<InputSet>& sets) {
@@ -367,15 +402,10 @@ void timing(Context& c, Candidate& cand, std::vector<InputSet>& sets) {
     return;
   }
   c.result.phases_ms["timing"] = ms_since(t0);
-  for (auto& set : sets) {
-    OutputCheck check = checked_outputs(set.last_outputs, set.expected, c.req.options);
-    if (!check.ok) {
-      c.result.status = common::Status::WRONG_OUTPUT;
-      c.result.error = check.details;
-      c.result.error.message = "outputs of timed calls are wrong: " + check.details.message;
-      return;
-    }
-  }
+  auto t_recheck = clock_type::now();
+  bool rechecked = recheck_timed_outputs(c, sets);
+  c.result.phases_ms["recheck"] = ms_since(t_recheck);
+  if (!rechecked) return;
   c.result.runtime = summarize_ms(*times);
 
   if (c.req.cached_ref) {
@@ -518,8 +548,8 @@ void evaluate(Context& c) {
 
 }  // namespace
 
-void run_child(const task::TaskModule* task, const ChildRequest& req, int report_fd) {
-  Reporter rep(report_fd);
+void run_child(const task::TaskModule* task, const ChildRequest& req, int report_fd, int request_fd, double waited_ms) {
+  Reporter rep(report_fd, request_fd);
   try {
     py::module_ torch = py::module_::import("torch");
     if (req.op == "device_info") {
@@ -539,6 +569,7 @@ void run_child(const task::TaskModule* task, const ChildRequest& req, int report
     }
     Context c{*task, req, rep, torch, py::none(), false, nullptr, 0, py::none(), py::none(), {}, {}, {}, {}, {}};
     c.result.device = req.device;
+    c.result.phases_ms["device_wait"] = waited_ms;
     rep.phase("setup");
     auto t0 = clock_type::now();
     setup(c);
@@ -576,17 +607,18 @@ void prepare_device(const std::string& device) {
   }
 }
 
-void run_child_loading_task(const std::string& task_path, const ChildRequest& request, int report_fd) {
+void run_child_loading_task(const std::string& task_path, const ChildRequest& request, int report_fd,
+                            int request_fd, double waited_ms) {
   if (request.op == "device_info") {
-    run_child(nullptr, request, report_fd);
+    run_child(nullptr, request, report_fd, request_fd);
     return;
   }
   auto task = task::load_task(task_path);
   if (!task) {
-    Reporter(report_fd).final({{"task_error", task.error().message}});
+    Reporter(report_fd, -1).final({{"task_error", task.error().message}});
     return;
   }
-  run_child(&*task, request, report_fd);
+  run_child(&*task, request, report_fd, request_fd, waited_ms);
 }
 
 }  // namespace kernelrl::eval

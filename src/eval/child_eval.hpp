@@ -31,13 +31,17 @@ void from_json(const nlohmann::json& j, ChildRequest& r);
 // Runs the request and writes lines to report_fd: {"phase": NAME} when a phase starts, then one
 // final {"result": EvalResult, "signature": ..., "ref_timing": ...}, {"task_error": TEXT} when the
 // task itself is at fault, or {"device_info": ...}. `task` may be null for device_info.
-void run_child(const task::TaskModule* task, const ChildRequest& request, int report_fd);
+// `request_fd`: the worker's grants of each phase (sandbox::wait_for_grant); -1 for none.
+void run_child(const task::TaskModule* task, const ChildRequest& request, int report_fd, int request_fd,
+               double waited_ms = 0);
 
 // Work a child can do before it knows its request: on "cuda", create the CUDA context (the
 // slowest part of a child's start). Failures are left for run_child to report.
 void prepare_device(const std::string& device);
 
 // For a child forked before its task was known: loads the task file, then run_child().
-void run_child_loading_task(const std::string& task_path, const ChildRequest& request, int report_fd);
+// `waited_ms`: how long the request waited for the child's device to be ready (phase "device_wait").
+void run_child_loading_task(const std::string& task_path, const ChildRequest& request, int report_fd,
+                            int request_fd, double waited_ms = 0);
 
 }  // namespace kernelrl::eval

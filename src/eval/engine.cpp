@@ -5,6 +5,7 @@
 #include <chrono>
 #include <ctime>
 #include <future>
+#include <thread>
 
 #include "common/fs.hpp"
 #include "common/hash.hpp"
@@ -50,10 +51,12 @@ common::Expected<std::unique_ptr<Engine>> Engine::create(EngineConfig config) {
   fs::path cache = config.cache_dir.empty() ? common::cache_root() / "compile" : config.cache_dir;
   e->compiler_ = std::make_unique<compile::Compiler>(*toolchain, cache);
   e->pool_ = std::make_unique<compile::CompilePool>(*e->compiler_, config.n_compile_threads);
-  auto worker = sandbox::WorkerClient::spawn(config.worker_binary);
-  if (!worker) return worker.error();
-  e->worker_ = std::move(*worker);
-
+  auto lock_dir = common::make_temp_dir(fs::temp_directory_path(), "kernelrl-device-lock-");
+  if (!lock_dir) return lock_dir.error();
+  e->device_lock_dir_ = *lock_dir;
+  auto first = sandbox::WorkerClient::spawn(config.worker_binary, {"--device-lock", lock_dir->string()});
+  if (!first) return first.error();
+  e->workers_.push_back(std::move(*first));
   const std::string wanted = config.options.device;
   if (wanted != "auto" && wanted != "cuda" && wanted != "cpu") {
     return common::make_error("--device: '" + wanted + "' is not one of auto, cuda, cpu");
@@ -62,7 +65,7 @@ common::Expected<std::unique_ptr<Engine>> Engine::create(EngineConfig config) {
   if (wanted != "cpu") {
     ChildRequest probe;
     probe.op = "device_info";
-    auto reply = e->worker_->request({{"child", probe}});
+    auto reply = e->workers_.front()->request({{"child", probe}});
     if (!reply) return reply.error();
     if (reply->contains("error")) return common::make_error((*reply)["error"].get<std::string>());
     if (!reply->contains("record") || !(*reply)["record"].contains("device_info")) {
@@ -74,8 +77,48 @@ common::Expected<std::unique_ptr<Engine>> Engine::create(EngineConfig config) {
   if (wanted == "cuda" && !has_gpu) return common::make_error("--device cuda: no usable GPU here (torch sees none)");
   e->device_ = wanted == "auto" ? (has_gpu ? "cuda" : "cpu") : wanted;
   if (config.cuda_arch.empty()) config.cuda_arch = e->device_info_.value("compute_capability", std::string("90"));
+  if (config.n_workers == 0) config.n_workers = e->device_ == "cuda" ? 4 : 1;
+  while (e->workers_.size() < config.n_workers) {
+    auto more = sandbox::WorkerClient::spawn(config.worker_binary, {"--device-lock", lock_dir->string()});
+    if (!more) return more.error();
+    e->workers_.push_back(std::move(*more));
+  }
+  for (auto& w : e->workers_) e->idle_workers_.push_back(w.get());
   e->config_ = std::move(config);
   return e;
+}
+
+Engine::~Engine() {
+  workers_.clear();  // each worker exits and is reaped
+  std::error_code ec;
+  if (!device_lock_dir_.empty()) fs::remove_all(device_lock_dir_, ec);
+}
+
+class Engine::WorkerLease {
+ public:
+  WorkerLease(Engine& engine, sandbox::WorkerClient* worker) : engine_(engine), worker_(worker) {}
+  WorkerLease(const WorkerLease&) = delete;
+  WorkerLease& operator=(const WorkerLease&) = delete;
+  ~WorkerLease() {
+    {
+      std::lock_guard<std::mutex> lock(engine_.workers_mutex_);
+      engine_.idle_workers_.push_back(worker_);
+    }
+    engine_.worker_freed_.notify_one();
+  }
+  sandbox::WorkerClient* operator->() const { return worker_; }
+
+ private:
+  Engine& engine_;
+  sandbox::WorkerClient* worker_;
+};
+
+Engine::WorkerLease Engine::lease_worker() {
+  std::unique_lock<std::mutex> lock(workers_mutex_);
+  worker_freed_.wait(lock, [&] { return !idle_workers_.empty(); });
+  sandbox::WorkerClient* w = idle_workers_.back();
+  idle_workers_.pop_back();
+  return WorkerLease(*this, w);
 }
 
 common::Expected<Engine::Prepared> Engine::prepare(const EvalJob& job) {
@@ -182,7 +225,7 @@ common::Expected<EvalResult> Engine::run_in_worker(const EvalJob& job, const Pre
     auto it = ref_timings_.find(ref_key);
     if (config_.reuse_ref_timing && it != ref_timings_.end()) child.cached_ref = it->second;
   }
-  auto reply = worker_->request({{"task", fs::absolute(job.task).string()}, {"child", child}});
+  auto reply = lease_worker()->request({{"task", fs::absolute(job.task).string()}, {"child", child}});
   if (!reply) return reply.error();
   if (reply->contains("error")) return common::make_error((*reply)["error"].get<std::string>());
   const nlohmann::json& outcome = (*reply)["outcome"];
@@ -253,27 +296,57 @@ std::vector<common::Expected<EvalResult>> Engine::evaluate_batch(
     if (!p || p->early || !p->compiled.valid()) return true;
     return p->compiled.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
   };
-  std::size_t n_done = 0;
-  while (n_done < jobs.size()) {
-    std::optional<std::size_t> next;
-    for (std::size_t i = 0; i < jobs.size() && !next; ++i) {
-      if (!results[i] && ready(i)) next = i;
-    }
-    if (!next) {  // nothing compiled yet: wait on the oldest pending compile
-      for (std::size_t i = 0; i < jobs.size(); ++i) {
-        if (!results[i]) {
-          (*prepared[i])->compiled.wait_for(std::chrono::milliseconds(20));
-          break;
+
+  // One thread per worker takes the next job whose compile is done (in job order) and evaluates
+  // it; the calling thread reports completions.
+  std::mutex mutex;
+  std::condition_variable done_cv;
+  std::vector<bool> claimed(jobs.size(), false);
+  std::vector<std::size_t> finished;  // completion order, not yet reported
+  auto claim_next = [&]() -> std::optional<std::size_t> {
+    while (true) {
+      std::optional<std::size_t> oldest;
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        for (std::size_t i = 0; i < jobs.size(); ++i) {
+          if (claimed[i]) continue;
+          if (!oldest) oldest = i;
+          if (ready(i)) {
+            claimed[i] = true;
+            return i;
+          }
         }
       }
-      continue;
+      if (!oldest) return std::nullopt;
+      (*prepared[*oldest])->compiled.wait_for(std::chrono::milliseconds(20));  // nothing compiled yet
     }
-    std::size_t i = *next;
-    auto& p = *prepared[i];
-    results[i] = p ? finish(jobs[i], *p) : common::Expected<EvalResult>(p.error());
-    ++n_done;
-    if (on_done) on_done(i, *results[i]);
+  };
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < std::min<std::size_t>(workers_.size(), jobs.size()); ++t) {
+    threads.emplace_back([&] {
+      while (auto i = claim_next()) {
+        auto& p = *prepared[*i];
+        auto r = p ? finish(jobs[*i], *p) : common::Expected<EvalResult>(p.error());
+        std::lock_guard<std::mutex> lock(mutex);
+        results[*i] = std::move(r);
+        finished.push_back(*i);
+        done_cv.notify_one();
+      }
+    });
   }
+  for (std::size_t n_reported = 0; n_reported < jobs.size();) {
+    std::vector<std::size_t> batch;
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      done_cv.wait(lock, [&] { return !finished.empty(); });
+      batch.swap(finished);
+    }
+    for (std::size_t i : batch) {
+      ++n_reported;
+      if (on_done) on_done(i, *results[i]);
+    }
+  }
+  for (auto& t : threads) t.join();
   std::vector<common::Expected<EvalResult>> out;
   for (auto& r : results) out.push_back(std::move(*r));
   return out;
@@ -286,7 +359,7 @@ common::Expected<TaskInfo> Engine::task_info(const fs::path& task) {
   child.op = "task_info";
   child.options = config_.options;
   child.device = device_;
-  auto reply = worker_->request({{"task", fs::absolute(task).string()}, {"child", child}});
+  auto reply = lease_worker()->request({{"task", fs::absolute(task).string()}, {"child", child}});
   if (!reply) return reply.error();
   if (reply->contains("error")) return common::make_error((*reply)["error"].get<std::string>());
   if (!reply->contains("record")) {

@@ -1,7 +1,9 @@
 // The evaluation engine as a user sees it: compile through the pool and cache, evaluate in the
-// device's worker, one result record per (task, candidate). Thread-safe.
+// device's workers (several evaluations at once, timing one at a time), one result record per
+// (task, candidate). Thread-safe.
 #pragma once
 
+#include <condition_variable>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -32,6 +34,8 @@ struct EngineConfig {
   double compile_timeout_s = 60;         // native and host
   double kernelbench_compile_timeout_s = 900;  // load_inline builds with torch headers take minutes
   bool reuse_ref_timing = true;          // time each task's reference once per engine, not per candidate
+  unsigned n_workers = 0;                // evaluations at once; 0 = 4 on a GPU, 1 on the CPU. Children
+                                         // share the device in setup and correctness; timing is exclusive
   EvalOptions options;                   // options.device "auto" is resolved when the engine starts
 };
 
@@ -56,6 +60,7 @@ struct TaskInfo {
 
 class Engine {
  public:
+  ~Engine();
   // Spawns the worker and learns the device (device "auto" becomes "cuda" or "cpu").
   static common::Expected<std::unique_ptr<Engine>> create(EngineConfig config);
 
@@ -87,7 +92,15 @@ class Engine {
   nlohmann::json device_info_;
   std::unique_ptr<compile::Compiler> compiler_;
   std::unique_ptr<compile::CompilePool> pool_;
-  std::unique_ptr<sandbox::WorkerClient> worker_;
+  // Waits for an idle worker and hands it out; the returned handle gives it back.
+  class WorkerLease;
+  WorkerLease lease_worker();
+
+  std::filesystem::path device_lock_dir_;  // sandbox::DeviceLock of all workers
+  std::vector<std::unique_ptr<sandbox::WorkerClient>> workers_;
+  std::vector<sandbox::WorkerClient*> idle_workers_;
+  std::mutex workers_mutex_;
+  std::condition_variable worker_freed_;
   std::mutex ref_mutex_;
   std::map<std::string, TimingSummary> ref_timings_;  // by task content hash: the reference is timed once per run
 };

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "eval/gpu.hpp"
@@ -34,9 +35,11 @@ class GpuTimer : public CallTimer {
 class CpuTimer : public CallTimer {
  public:
   CpuTimer() {
+    // Twice the last-level cache, at most 64 MB: a server's LLC (hundreds of MB) is shared by
+    // many cores, and a bigger sweep per timed call only slows CPU evaluations down.
     long llc = ::sysconf(_SC_LEVEL3_CACHE_SIZE);
     if (llc <= 0) llc = 32l << 20;
-    buffer_.assign(static_cast<std::size_t>(2 * llc), 0);
+    buffer_.assign(static_cast<std::size_t>(std::min(2 * llc, 64l << 20)), 0);
   }
 
  protected:

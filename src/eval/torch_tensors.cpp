@@ -136,10 +136,6 @@ py::object raw(const py::object& t) {
   return dtype_name(t) == "bool" ? d.attr("contiguous")().attr("view")(torch().attr("uint8")) : d;
 }
 
-py::object cpu_copy(const py::object& t) {
-  return t.attr("detach")().attr("to")("cpu", py::arg("copy") = true).attr("contiguous")();
-}
-
 HostTensor host_view(const py::object& t) {
   return describe_host(raw(t).attr("to")("cpu").attr("contiguous")(), t);
 }

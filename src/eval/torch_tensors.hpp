@@ -48,9 +48,6 @@ void poison(const pybind11::object& t);
 // True when `a` and `b` hold the same bytes (NaNs compare by bit pattern).
 bool bytes_equal(const pybind11::object& a, const pybind11::object& b);
 
-// A contiguous CPU copy with the same dtype, for keeping the reference's outputs off the device.
-pybind11::object cpu_copy(const pybind11::object& t);
-
 // A contiguous CPU tensor (bool tensors as raw bytes) kept alive with its data pointer for the
 // checker.
 struct HostTensor {

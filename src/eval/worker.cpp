@@ -3,8 +3,11 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -16,12 +19,17 @@
 #include "common/line_io.hpp"
 #include "eval/child_eval.hpp"
 #include "sandbox/child_process.hpp"
+#include "sandbox/device_lock.hpp"
 #include "task/python_runtime.hpp"
 #include "task/task.hpp"
 
 namespace kernelrl::eval {
 
 namespace {
+
+std::int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 void write_line(int fd, const nlohmann::json& j) {
   common::write_all(fd, j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
@@ -63,8 +71,8 @@ nlohmann::json outcome_json(const sandbox::ChildOutcome& o) {
 // is handed the request over its own pipe.
 class Server {
  public:
-  Server(int in_fd, int out_fd, std::filesystem::path scratch_root)
-      : in_fd_(in_fd), out_fd_(out_fd), scratch_root_(std::move(scratch_root)) {}
+  Server(std::filesystem::path scratch_root, std::optional<sandbox::DeviceLock> device_lock)
+      : scratch_root_(std::move(scratch_root)), device_lock_(std::move(device_lock)) {}
   ~Server() { drop_warm(); }
 
   nlohmann::json serve(const nlohmann::json& request) {
@@ -80,31 +88,32 @@ class Server {
       }
       task = *t;
     }
-    sandbox::ChildOutcome outcome;
-    std::filesystem::path scratch;
+    std::optional<Warm> current;
     if (warm_ && warm_->device == child.device && child.op != "device_info" &&
-        common::write_all(warm_->handle.request_fd, nlohmann::json{{"task", task_path}, {"child", child}}.dump() + "\n")) {
-      scratch = warm_->scratch;
-      outcome = sandbox::watch_child(warm_->handle, phase_limits(child.options), child.options.timeout_setup_s);
+        common::write_all(warm_->handle.request_fd,
+                          nlohmann::json{{"task", task_path}, {"child", child}, {"handed_at_ns", steady_ns()}}.dump() + "\n")) {
+      current = std::move(warm_);
       warm_.reset();
     } else {
       drop_warm();
-      auto dir = common::make_temp_dir(scratch_root_, "child-");
-      if (!dir) {
-        reply["error"] = dir.error().message;
+      current = spawn(child.device, [this, task, child](int report_fd, int request_fd) {
+        eval::run_child(task, child, report_fd, request_fd);
+      });
+      if (!current) {
+        reply["error"] = "cannot start an evaluation process in " + scratch_root_.string();
         return reply;
       }
-      scratch = *dir;
-      outcome = sandbox::run_child_process(
-          [&](int report_fd) {
-            enter_child();
-            eval::run_child(task, child, report_fd);
-          },
-          scratch.string(), phase_limits(child.options), child.options.timeout_setup_s);
     }
+    // The next child creates its CUDA context while this one runs.
+    if (child.op != "device_info") spawn_warm(child.device);
+    sandbox::ChildOutcome outcome = sandbox::watch_child(
+        current->handle, phase_limits(child.options), child.options.timeout_setup_s, [this](const std::string& phase) {
+          if (device_lock_) device_lock_->acquire(sandbox::mode_for_phase(phase, device_lock_->mode()));
+        });
+    if (device_lock_) device_lock_->acquire(sandbox::DeviceLock::Mode::NONE);
+    const std::filesystem::path scratch = current->scratch;
     std::error_code ec;
     std::filesystem::remove_all(scratch, ec);
-    if (child.op != "device_info") spawn_warm(child.device);
     if (outcome.has_record) reply["record"] = outcome.record;
     reply["outcome"] = outcome_json(outcome);
     return reply;
@@ -117,30 +126,43 @@ class Server {
     std::string device;
   };
 
-  // In a fresh child: the worker's own pipes are none of its business.
-  void enter_child() {
-    ::close(in_fd_);
-    ::close(out_fd_);
-    task::python_after_fork_child();
-  }
+  // In a fresh child (spawn_child has already closed every descriptor but its own pipes, the
+  // worker's included).
+  void enter_child() { task::python_after_fork_child(); }
 
-  void spawn_warm(const std::string& device) {
+  // Forks a child in a fresh scratch folder that runs `body(report_fd, request_fd)`.
+  std::optional<Warm> spawn(const std::string& device, const std::function<void(int, int)>& body) {
     auto dir = common::make_temp_dir(scratch_root_, "child-");
-    if (!dir) return;  // the next request forks a child of its own
+    if (!dir) return std::nullopt;
     Warm w{{}, *dir, device};
     w.handle = sandbox::spawn_child(
-        [this, device](int report_fd, int request_fd) {
+        [this, &body](int report_fd, int request_fd) {
           enter_child();
-          eval::prepare_device(device);
-          std::string buffer, line;
-          if (!common::read_line(request_fd, buffer, line)) return;  // discarded unused
-          auto request = nlohmann::json::parse(line, nullptr, false);
-          if (request.is_discarded()) return;
-          eval::run_child_loading_task(request.value("task", ""), request.value("child", eval::ChildRequest{}),
-                                       report_fd);
+          body(report_fd, request_fd);
         },
         dir->string());
-    if (w.handle.pid > 0) warm_ = std::move(w);
+    if (w.handle.pid <= 0) {
+      std::error_code ec;
+      std::filesystem::remove_all(*dir, ec);
+      return std::nullopt;
+    }
+    return w;
+  }
+
+  // A child that prepares the device now and waits for its request.
+  void spawn_warm(const std::string& device) {
+    warm_ = spawn(device, [device](int report_fd, int request_fd) {
+      eval::prepare_device(device);
+      const std::int64_t ready_ns = steady_ns();
+      std::string buffer, line;
+      if (!common::read_line(request_fd, buffer, line)) return;  // discarded unused
+      auto request = nlohmann::json::parse(line, nullptr, false);
+      if (request.is_discarded()) return;
+      // How long the request waited for this child's CUDA context.
+      const double waited_ms = std::max<std::int64_t>(0, ready_ns - request.value("handed_at_ns", ready_ns)) / 1e6;
+      eval::run_child_loading_task(request.value("task", ""), request.value("child", eval::ChildRequest{}), report_fd,
+                                   request_fd, waited_ms);
+    });
   }
 
   void drop_warm() {
@@ -151,15 +173,15 @@ class Server {
     warm_.reset();
   }
 
-  int in_fd_, out_fd_;
   std::filesystem::path scratch_root_;
+  std::optional<sandbox::DeviceLock> device_lock_;  // shared with the engine's other workers
   TaskCache tasks_;
   std::optional<Warm> warm_;
 };
 
 }  // namespace
 
-int worker_main(int in_fd, int out_fd) {
+int worker_main(int in_fd, int out_fd, const std::string& device_lock_dir) {
   // Stray prints from tasks go to stderr, never into the reply pipe; a dead child's pipe must
   // not kill the worker.
   ::dup2(STDERR_FILENO, STDOUT_FILENO);
@@ -167,7 +189,16 @@ int worker_main(int in_fd, int out_fd) {
   auto started = task::start_python();
   auto scratch_root = common::make_temp_dir(std::filesystem::temp_directory_path(), "kernelrl-worker-");
   {
-    Server server(in_fd, out_fd, scratch_root ? *scratch_root : std::filesystem::path());
+    std::optional<sandbox::DeviceLock> device_lock;
+    if (!device_lock_dir.empty()) {
+      auto opened = sandbox::DeviceLock::open(device_lock_dir);
+      if (!opened) {
+        std::fprintf(stderr, "kernelrl worker: %s\n", opened.error().message.c_str());
+        return 1;
+      }
+      device_lock = std::move(*opened);
+    }
+    Server server(scratch_root ? *scratch_root : std::filesystem::path(), std::move(device_lock));
     std::string buffer, line;
     while (common::read_line(in_fd, buffer, line)) {
       auto request = nlohmann::json::parse(line, nullptr, false);

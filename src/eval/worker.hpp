@@ -3,11 +3,15 @@
 // two private pipes; nothing a task or candidate prints can reach them.
 #pragma once
 
+#include <string>
+
 namespace kernelrl::eval {
 
 // Serves requests from in_fd until it closes; replies on out_fd. Returns the process exit code.
+// `device_lock_dir`: the folder of the sandbox::DeviceLock shared by the engine's workers (its
+// children share the device in setup and correctness and hold it alone while timed); empty: none.
 // Request:  {"id": N, "task": PATH, "child": ChildRequest}
 // Reply:    {"id": N, "record": {...child's final record...}, "outcome": {...}} or {"id": N, "error": TEXT}
-int worker_main(int in_fd, int out_fd);
+int worker_main(int in_fd, int out_fd, const std::string& device_lock_dir);
 
 }  // namespace kernelrl::eval

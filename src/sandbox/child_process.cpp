@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -99,7 +100,12 @@ ChildHandle spawn_child(const std::function<void(int report_fd, int request_fd)>
       ::dup2(log, STDOUT_FILENO);
       ::dup2(log, STDERR_FILENO);
     }
-    body(report[1], request[0]);
+    // Only its own pipes stay open: no fd of the worker, of another child (whose report it could
+    // read) or of the engine is inherited.
+    const int report_fd = ::fcntl(report[1], F_DUPFD, 10), request_fd = ::fcntl(request[0], F_DUPFD, 10);
+    if (report_fd < 0 || request_fd < 0 || ::dup2(report_fd, 3) != 3 || ::dup2(request_fd, 4) != 4) _exit(125);
+    ::syscall(SYS_close_range, 5u, ~0u, 0u);
+    body(3, 4);
     _exit(0);  // skip interpreter and CUDA teardown: the driver reclaims everything at exit
   }
   ::close(report[1]);
@@ -118,16 +124,16 @@ ChildHandle spawn_child(const std::function<void(int report_fd, int request_fd)>
 }
 
 ChildOutcome watch_child(ChildHandle& child, const std::map<std::string, double>& phase_limits_s,
-                         double default_limit_s) {
+                         double default_limit_s, const std::function<void(const std::string&)>& on_phase) {
   ChildOutcome out;
   if (child.pid <= 0) {
     out.stderr_tail = child.error;
     return out;
   }
-  if (child.request_fd >= 0) {
-    ::close(child.request_fd);
-    child.request_fd = -1;
-  }
+  // The request pipe now carries one "go" line per phase line (the child waits for it); never
+  // blocking: a child that floods phase lines without reading must not stall the worker.
+  if (child.request_fd >= 0) ::fcntl(child.request_fd, F_SETFL, O_NONBLOCK);
+  ::signal(SIGPIPE, SIG_IGN);  // a grant to a child that already exited must not kill the watcher
   const pid_t pid = child.pid;
   const int report_fd = child.report_fd;
   const auto t0 = clock_type::now();
@@ -161,8 +167,10 @@ ChildOutcome watch_child(ChildHandle& child, const std::map<std::string, double>
       buffer.erase(0, nl + 1);
       auto j = nlohmann::json::parse(line, nullptr, false);
       if (j.is_discarded()) continue;
-      if (j.contains("phase") && j.size() == 1) {
+      if (j.contains("phase") && j.size() == 1 && j["phase"].is_string()) {
         out.last_phase = j["phase"].get<std::string>();
+        if (on_phase) on_phase(out.last_phase);  // may block (the device lock); not the child's time
+        if (child.request_fd >= 0) (void)!::write(child.request_fd, "go\n", 3);
         limit_s = limit_for(out.last_phase);
         deadline = clock_type::now() + std::chrono::duration<double>(limit_s);
       } else {
@@ -175,6 +183,8 @@ ChildOutcome watch_child(ChildHandle& child, const std::map<std::string, double>
   }
   ::kill(-pid, SIGKILL);  // the child's group: the child itself and anything it started
   ::close(report_fd);
+  if (child.request_fd >= 0) ::close(child.request_fd);
+  child.request_fd = -1;
   child.report_fd = -1;
   child.pid = -1;
   if (out.has_record) {
@@ -198,7 +208,17 @@ ChildOutcome watch_child(ChildHandle& child, const std::map<std::string, double>
 ChildOutcome run_child_process(const std::function<void(int)>& body, const std::string& scratch_dir,
                                const std::map<std::string, double>& phase_limits_s, double default_limit_s) {
   ChildHandle child = spawn_child([&](int report_fd, int) { body(report_fd); }, scratch_dir);
-  return watch_child(child, phase_limits_s, default_limit_s);
+  return watch_child(child, phase_limits_s, default_limit_s, {});
+}
+
+bool wait_for_grant(int request_fd) {
+  char c = 0;
+  while (true) {
+    ssize_t n = ::read(request_fd, &c, 1);  // byte by byte: never past this grant's line
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    if (c == '\n') return true;
+  }
 }
 
 void discard_child(ChildHandle& child) {

@@ -37,7 +37,7 @@ std::size_t n_unreaped_children();
 struct ChildHandle {
   int pid = -1;
   int report_fd = -1;   // parent's read end
-  int request_fd = -1;  // parent's write end; closed by watch_child
+  int request_fd = -1;  // parent's write end: the request, then phase grants; closed by watch_child
   std::string log_path;
   std::string error;    // why spawning failed (pid stays -1)
 };
@@ -49,8 +49,16 @@ ChildHandle spawn_child(const std::function<void(int report_fd, int request_fd)>
 
 // Reads the child's phase lines and final record, enforcing `phase_limits_s` (a phase without an
 // entry gets `default_limit_s`, counted from this call), kills its group at the end. Blocks.
+// On each phase line it calls `on_phase(phase)` (when set; it may block, e.g. for the device
+// lock, without counting against the phase's limit), then grants the phase by writing "go" to
+// the request pipe: a child that sends phase lines waits for that grant (wait_for_grant).
+// Ignores SIGPIPE in the calling process.
 ChildOutcome watch_child(ChildHandle& child, const std::map<std::string, double>& phase_limits_s,
-                         double default_limit_s);
+                         double default_limit_s, const std::function<void(const std::string&)>& on_phase = {});
+
+// In the child: waits for the worker's grant of the phase just announced. False when the worker
+// is gone (the pipe closed).
+bool wait_for_grant(int request_fd);
 
 // Kills a spawned child that will not be used; it is reaped later.
 void discard_child(ChildHandle& child);

@@ -12,8 +12,9 @@
 
 namespace kernelrl::sandbox {
 
-common::Expected<std::unique_ptr<WorkerClient>> WorkerClient::spawn(const std::string& binary) {
-  std::unique_ptr<WorkerClient> w(new WorkerClient(binary));
+common::Expected<std::unique_ptr<WorkerClient>> WorkerClient::spawn(const std::string& binary,
+                                                                    std::vector<std::string> extra_args) {
+  std::unique_ptr<WorkerClient> w(new WorkerClient(binary, std::move(extra_args)));
   if (auto s = w->start(); !s) return s.error();
   return w;
 }
@@ -24,15 +25,18 @@ common::Fallible WorkerClient::start() {
   if (::pipe2(down, O_CLOEXEC) != 0 || ::pipe2(up, O_CLOEXEC) != 0) {
     return common::make_error(std::string("cannot create pipes for the worker: ") + std::strerror(errno));
   }
-  std::string in_fd = std::to_string(down[0]), out_fd = std::to_string(up[1]);
+  std::vector<std::string> args{binary_, "worker", "--in", std::to_string(down[0]), "--out", std::to_string(up[1])};
+  args.insert(args.end(), extra_args_.begin(), extra_args_.end());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
   pid_t pid = ::fork();
   if (pid < 0) return common::make_error(std::string("cannot fork the worker: ") + std::strerror(errno));
   if (pid == 0) {
     // Keep exactly the two pipe ends open across exec.
     ::fcntl(down[0], F_SETFD, 0);
     ::fcntl(up[1], F_SETFD, 0);
-    ::execl(binary_.c_str(), binary_.c_str(), "worker", "--in", in_fd.c_str(), "--out", out_fd.c_str(),
-            static_cast<char*>(nullptr));
+    ::execv(binary_.c_str(), argv.data());
     _exit(127);
   }
   ::close(down[0]);

@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -16,9 +17,10 @@ namespace kernelrl::sandbox {
 
 class WorkerClient {
  public:
-  // Starts `binary worker --in FD --out FD`. The worker imports torch on its own time; the first
-  // request waits for that.
-  static common::Expected<std::unique_ptr<WorkerClient>> spawn(const std::string& binary);
+  // Starts `binary worker --in FD --out FD [extra_args...]`. The worker imports torch on its own
+  // time; the first request waits for that.
+  static common::Expected<std::unique_ptr<WorkerClient>> spawn(const std::string& binary,
+                                                               std::vector<std::string> extra_args = {});
   ~WorkerClient();  // closes the pipes and reaps the worker
   WorkerClient(const WorkerClient&) = delete;
   WorkerClient& operator=(const WorkerClient&) = delete;
@@ -28,11 +30,13 @@ class WorkerClient {
   common::Expected<nlohmann::json> request(nlohmann::json request);
 
  private:
-  WorkerClient(std::string binary) : binary_(std::move(binary)) {}
+  WorkerClient(std::string binary, std::vector<std::string> extra_args)
+      : binary_(std::move(binary)), extra_args_(std::move(extra_args)) {}
   common::Fallible start();
   void stop();
 
   std::string binary_;
+  std::vector<std::string> extra_args_;
   std::mutex mutex_;
   pid_t pid_ = -1;
   int to_worker_ = -1;

@@ -218,6 +218,29 @@ TEST_F(EngineHostTest, BatchEvaluatesEveryJobAndReportsEach) {
   EXPECT_EQ(results[3]->status, common::Status::RUNTIME_ERROR);
 }
 
+TEST(EngineWorkers, SeveralWorkersEvaluateABatchConcurrentlyWithTheSameVerdicts) {
+  auto config = testing::test_config("cpu");
+  config.n_workers = 3;
+  auto engine = Engine::create(config);
+  ASSERT_TRUE(engine) << engine.error().message;
+  const std::vector<std::pair<std::string, common::Status>> cases{
+      {"tests/ladder/host/correct.cpp", common::Status::OK},
+      {"tests/ladder/host/off_by_one.cpp", common::Status::WRONG_OUTPUT},
+      {"tests/ladder/host/correct.cpp", common::Status::OK},
+      {"tests/ladder/host/abort.cpp", common::Status::RUNTIME_ERROR},
+      {"tests/ladder/host/partial_write.cpp", common::Status::WRONG_OUTPUT},
+      {"tests/ladder/host/correct.cpp", common::Status::OK}};
+  std::vector<EvalJob> jobs;
+  for (const auto& [c, _] : cases) jobs.push_back({source_path("tests/ladder/task_softmax_small.py"), source_path(c), std::nullopt, std::nullopt});
+  auto results = (*engine)->evaluate_batch(jobs);
+  ASSERT_EQ(results.size(), cases.size());
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    ASSERT_TRUE(results[i]) << results[i].error().message;
+    EXPECT_EQ(common::to_string(results[i]->status), common::to_string(cases[i].second)) << cases[i].first;
+    if (results[i]->correct) EXPECT_GT(results[i]->speedup, 0);
+  }
+}
+
 // Processes below `root` (children, grandchildren, ...) that are not zombies.
 std::vector<int> live_descendants(int root) {
   std::map<int, int> parent;

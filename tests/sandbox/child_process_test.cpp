@@ -5,6 +5,7 @@
 #include "report_line.hpp"
 
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace kernelrl::sandbox {
 namespace {
@@ -124,6 +126,37 @@ TEST_F(ChildProcessTest, RunawayOutputIsStoppedNotStored) {
   EXPECT_FALSE(o.has_record);
   EXPECT_EQ(o.term_signal, SIGXFSZ);
   EXPECT_LE(o.stderr_tail.size(), 4000u);
+}
+
+TEST_F(ChildProcessTest, ChildInheritsNoOtherDescriptor) {
+  int other[2];
+  ASSERT_EQ(::pipe(other), 0);  // stands for another child's report pipe in the worker
+  const int probe = ::fcntl(other[0], F_DUPFD, 100);  // above the child's own 0-4
+  auto o = run_child_process(
+      [probe](int fd) { say(fd, ::fcntl(probe, F_GETFD) < 0 ? R"({"closed":true})" : R"({"closed":false})"); },
+      dir_.string(), {}, 10);
+  ::close(probe);
+  ::close(other[0]);
+  ::close(other[1]);
+  ASSERT_TRUE(o.has_record);
+  EXPECT_TRUE(o.record["closed"].get<bool>());
+}
+
+TEST_F(ChildProcessTest, EachPhaseIsGrantedAfterTheHookRan) {
+  std::vector<std::string> hooked;
+  ChildHandle h = spawn_child(
+      [](int report_fd, int request_fd) {
+        for (const char* phase : {"setup", "timing"}) {
+          say(report_fd, std::string(R"({"phase":")") + phase + "\"}");
+          if (!wait_for_grant(request_fd)) _exit(3);
+        }
+        say(report_fd, R"({"result":{"granted":2}})");
+      },
+      dir_.string());
+  auto o = watch_child(h, {}, 10, [&](const std::string& phase) { hooked.push_back(phase); });
+  ASSERT_TRUE(o.has_record) << describe_end(o);
+  EXPECT_EQ(o.record["result"]["granted"], 2);
+  EXPECT_EQ(hooked, (std::vector<std::string>{"setup", "timing"}));
 }
 
 TEST_F(ChildProcessTest, ChildrenThatReportedAreReapedLater) {

@@ -2,21 +2,27 @@
 // all behaviour lives in the libraries under src/.
 //
 // Exit codes: 0 evaluated (whatever the candidate's status), 2 could not evaluate (bad task, missing
-// file, no device), 64 usage error. `eval --batch --check-expect` exits 1 when a status differs
+// file, no device; `report`: unreadable trajectories or Chart.js file), 64 usage error. `eval --batch --check-expect` exits 1 when a status differs
 // from the entry's "expect"; `tasks check` exits 1 when a task fails its checks.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
+#include "common/fs.hpp"
 #include "common/progress.hpp"
 #include "eval/batch_file.hpp"
 #include "eval/engine.hpp"
 #include "eval/render.hpp"
 #include "eval/task_check.hpp"
 #include "eval/worker.hpp"
+#include "metrics/metrics.hpp"
+#include "metrics/report_html.hpp"
+#include "metrics/report_json.hpp"
+#include "metrics/report_text.hpp"
 
 namespace {
 
@@ -58,6 +64,8 @@ void add_engine_options(CLI::App* cmd, eval::EngineConfig& config) {
   cmd->add_option("--compile-timeout-s", config.compile_timeout_s, "wall-time limit of one native/host compile")
       ->capture_default_str();
   cmd->add_option("--compile-threads", config.n_compile_threads, "compile pool size (0: one per core)");
+  cmd->add_option("--workers", config.n_workers,
+                  "evaluations at once (0: 4 on a GPU, 1 on the CPU); timing is always one at a time");
 }
 
 common::Expected<std::unique_ptr<eval::Engine>> make_engine(eval::EngineConfig config, const EvalArgs& a) {
@@ -138,20 +146,59 @@ int run_batch(eval::Engine& engine, const EvalArgs& a) {
   return kEvaluated;
 }
 
+struct ReportArgs {
+  std::string run;   // run directory or trajectories.jsonl
+  std::string html;  // empty: RUN/report.html when `run` is a directory, else no HTML
+  std::string chart_js = metrics::default_chart_js_path.string();
+  bool json = false;
+};
+
+int run_report(const ReportArgs& a) {
+  auto report = metrics::report_from_run(a.run);
+  if (!report) {
+    std::cerr << "kernelrl report: " << report.error().message << "\n";
+    return kCouldNotEvaluate;
+  }
+  for (const auto& w : report->warnings) std::cerr << "kernelrl report: warning: " << w << "\n";
+  std::filesystem::path html_path = a.html;
+  std::error_code ec;
+  if (html_path.empty() && std::filesystem::is_directory(a.run, ec)) html_path = std::filesystem::path(a.run) / "report.html";
+  std::string chart_js;
+  if (!html_path.empty()) {
+    auto loaded = metrics::load_chart_js(a.chart_js);
+    if (!loaded) {
+      std::cerr << "kernelrl report: " << loaded.error().message << "\n";
+      return kCouldNotEvaluate;
+    }
+    chart_js = std::move(*loaded);
+  }
+  std::cout << (a.json ? metrics::to_json(*report).dump(2) + "\n" : metrics::render_text(*report)) << std::flush;
+  if (html_path.empty()) return kEvaluated;
+  auto written = common::write_file_atomic(html_path, metrics::render_html(*report, chart_js));
+  if (!written) {
+    std::cerr << "kernelrl report: " << written.error().message << "\n";
+    return kCouldNotEvaluate;
+  }
+  std::cerr << "kernelrl report: wrote " << html_path.string() << "\n";
+  return kEvaluated;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "worker") {
     int in_fd = -1, out_fd = -1;
+    std::string device_lock;
     for (int i = 2; i + 1 < argc; i += 2) {
       if (std::string(argv[i]) == "--in") in_fd = std::atoi(argv[i + 1]);
       if (std::string(argv[i]) == "--out") out_fd = std::atoi(argv[i + 1]);
+      if (std::string(argv[i]) == "--device-lock") device_lock = argv[i + 1];
     }
     if (in_fd < 0 || out_fd < 0) {
-      std::cerr << "kernelrl worker: internal command; needs --in FD --out FD\n";
+      std::cerr << "kernelrl worker: internal command; needs --in FD --out FD [--device-lock DIR]\n";
       return 64;
     }
-    return eval::worker_main(in_fd, out_fd);
+    return eval::worker_main(in_fd, out_fd, device_lock);
   }
 
   CLI::App app{"kernelrl: evaluate and train language models that write fast CUDA kernels"};
@@ -194,6 +241,15 @@ int main(int argc, char** argv) {
   check_cmd->add_flag("--json", check_json, "print one JSON line per task");
   add_engine_options(check_cmd, config);
 
+  ReportArgs report_args;
+  auto* report_cmd = app.add_subcommand("report", "metrics of a rollout: terminal tables and a self-contained HTML file");
+  report_cmd->add_option("run", report_args.run, "run directory or trajectories.jsonl")->required();
+  report_cmd->add_option("--html", report_args.html,
+                         "write the HTML report to this file (default: RUN/report.html for a run directory)");
+  report_cmd->add_flag("--json", report_args.json, "print the metrics as JSON instead of tables");
+  report_cmd->add_option("--chart-js", report_args.chart_js, "Chart.js file inlined into the HTML report")
+      ->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -218,6 +274,7 @@ int main(int argc, char** argv) {
     }
     return single ? run_single(**engine, a) : run_batch(**engine, a);
   }
+  if (report_cmd->parsed()) return run_report(report_args);
   if (show_cmd->parsed()) {
     auto engine = make_engine(config, a);
     if (!engine) {

@@ -1,0 +1,143 @@
+// read_trajectory_file: parse each line, keep full records by (task, trajectory, turn), patch
+// them with update records. A bad line is only forgiven when nothing follows it.
+#include "metrics/trajectory_file.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+namespace kernelrl::metrics {
+
+namespace fs = std::filesystem;
+using common::Expected;
+using common::make_error;
+using nlohmann::json;
+
+namespace {
+
+using TurnKey = std::tuple<std::string, int, int>;  // (task, trajectory, turn)
+
+struct LineContext {
+  std::string where;  // "FILE:LINE", the prefix of every error about this line
+};
+
+std::optional<std::string> field_error(const json& j, const char* name, bool (json::*is_kind)() const,
+                                       const char* kind) {
+  if (!j.contains(name)) return std::string("missing field `") + name + "`";
+  if (!(j[name].*is_kind)()) return std::string("field `") + name + "` is not " + kind;
+  return std::nullopt;
+}
+
+// The fields every record (full or update) needs to be placed.
+Expected<TurnKey> read_key(const json& j, const LineContext& at) {
+  if (auto e = field_error(j, "task", &json::is_string, "a string")) return make_error(at.where + ": " + *e);
+  if (auto e = field_error(j, "trajectory", &json::is_number_integer, "an integer")) return make_error(at.where + ": " + *e);
+  if (auto e = field_error(j, "turn", &json::is_number_integer, "an integer")) return make_error(at.where + ": " + *e);
+  TurnKey key{j["task"].get<std::string>(), j["trajectory"].get<int>(), j["turn"].get<int>()};
+  if (std::get<1>(key) < 0) return make_error(at.where + ": field `trajectory` is negative");
+  if (std::get<2>(key) < 1) return make_error(at.where + ": field `turn` is below 1 (turns count from 1)");
+  return key;
+}
+
+// A number, or none for null or absent; an Error for anything else.
+Expected<std::optional<double>> optional_number(const json& j, const char* name, const LineContext& at) {
+  if (!j.contains(name) || j[name].is_null()) return std::optional<double>{};
+  if (!j[name].is_number()) return make_error(at.where + ": field `" + std::string(name) + "` is not a number or null");
+  return std::optional<double>{j[name].get<double>()};
+}
+
+std::string task_id_from_path(const std::string& task) { return fs::path(task).stem().string(); }
+
+Expected<TurnRecord> read_full_record(const json& j, const TurnKey& key, const LineContext& at) {
+  TurnRecord r;
+  std::tie(r.task, r.trajectory, r.turn) = key;
+  if (auto e = field_error(j, "correct", &json::is_boolean, "true or false")) return make_error(at.where + ": " + *e);
+  r.correct = j["correct"].get<bool>();
+  r.task_id = j.contains("task_id") && j["task_id"].is_string() ? j["task_id"].get<std::string>() : task_id_from_path(r.task);
+  if (j.contains("level") && !j["level"].is_null()) {
+    if (!j["level"].is_number_integer()) return make_error(at.where + ": field `level` is not an integer or null");
+    r.level = j["level"].get<int>();
+  }
+  if (j.contains("split") && !j["split"].is_null()) {
+    if (!j["split"].is_string()) return make_error(at.where + ": field `split` is not a string or null");
+    r.split = j["split"].get<std::string>();
+  }
+  auto speedup = optional_number(j, "speedup", at);
+  auto ret = optional_number(j, "return", at);
+  auto advantage = optional_number(j, "advantage", at);
+  for (const auto* e : {&speedup, &ret, &advantage}) {
+    if (!*e) return e->error();
+  }
+  r.speedup = *speedup;
+  r.return_ = *ret;
+  r.advantage = *advantage;
+  return r;
+}
+
+}  // namespace
+
+fs::path trajectory_file_path(const fs::path& run_dir_or_jsonl) {
+  std::error_code ec;
+  return fs::is_directory(run_dir_or_jsonl, ec) ? run_dir_or_jsonl / "trajectories.jsonl" : run_dir_or_jsonl;
+}
+
+Expected<TrajectoryFile> read_trajectory_file(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return make_error(path.string() + ": no such file");
+  if (fs::is_directory(path, ec)) return make_error(path.string() + ": is a directory, not a trajectories file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error(path.string() + ": cannot open: " + std::strerror(errno));
+
+  TrajectoryFile file;
+  file.path = path;
+  std::map<TurnKey, std::size_t> index_of;  // where each turn's record sits in file.records
+  std::optional<std::string> unparsed;      // "FILE:LINE: why" of a bad line, forgiven only if last
+  std::string line;
+  for (std::size_t line_no = 1; std::getline(in, line); ++line_no) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    if (unparsed) return make_error(*unparsed);
+    const LineContext at{path.string() + ":" + std::to_string(line_no)};
+    json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded() || !j.is_object()) {
+      unparsed = at.where + ": not a JSON object";
+      continue;
+    }
+    auto key = read_key(j, at);
+    if (!key) return key.error();
+    auto found = index_of.find(*key);
+    const bool is_update = j.contains("update") && j["update"].is_boolean() && j["update"].get<bool>();
+    if (is_update) {
+      if (found == index_of.end()) {
+        return make_error(at.where + ": update for a turn with no earlier record (task " + std::get<0>(*key) +
+                          ", trajectory " + std::to_string(std::get<1>(*key)) + ", turn " +
+                          std::to_string(std::get<2>(*key)) + ")");
+      }
+      TurnRecord& r = file.records[found->second];
+      auto ret = optional_number(j, "return", at);
+      auto advantage = optional_number(j, "advantage", at);
+      if (!ret) return ret.error();
+      if (!advantage) return advantage.error();
+      if (j.contains("return")) r.return_ = *ret;
+      if (j.contains("advantage")) r.advantage = *advantage;
+      continue;
+    }
+    auto record = read_full_record(j, *key, at);
+    if (!record) return record.error();
+    if (found != index_of.end()) {
+      file.warnings.push_back(at.where + ": repeats an earlier record for the same turn; keeping this one");
+      file.records[found->second] = std::move(*record);
+      continue;
+    }
+    index_of.emplace(*key, file.records.size());
+    file.records.push_back(std::move(*record));
+  }
+  if (in.bad()) return make_error(path.string() + ": read failed: " + std::strerror(errno));
+  if (unparsed) file.warnings.push_back(*unparsed + " (the last line; a run killed mid-write) - ignored");
+  return file;
+}
+
+}  // namespace kernelrl::metrics
