@@ -2,7 +2,8 @@
 # One call on the GPU machine: build there, run the GPU tests, the shipped examples, timing
 # fidelity and the engine benchmarks; logs and a short summary go to $OUT (or ./gpu-out).
 #   scripts/gpu-check.sh            build, GPU tests (native ladder, examples), the GPU examples,
-#                                   `kernelrl tasks check tasks`
+#                                   `kernelrl tasks check tasks` (JSON lines), the native fixtures,
+#                                   cold compile through the engine
 #   scripts/gpu-check.sh bench      only what the benchmarks need: native benchmarks, timing
 #                                   fidelity, nvcc pipeline variants, then native vs kernelbench
 #                                   (KB_N=16 load_inline builds; KB_N=50 for the full comparison,
@@ -42,8 +43,19 @@ if [ "$mode" = main ]; then
   $bin eval --batch /tmp/gpu-examples.json --out "$out/examples.jsonl" >"$out/examples.log" 2>&1
   note "examples (GPU entries): rc $?"; tail -8 "$out/examples.log" | tee -a "$summary"
   $bin tasks show examples/linear_relu/task.py >>"$summary" 2>&1
-  $bin tasks check tasks >"$out/tasks-check.log" 2>&1
-  note "tasks check (all tasks, >= 100 us): rc $?"; tail -12 "$out/tasks-check.log" | tee -a "$summary"
+  $bin tasks check tasks --json >"$out/tasks-check.jsonl" 2>"$out/tasks-check.log"
+  note "tasks check (all tasks, >= 100 us): rc $?, $(grep -c '"ok":true' "$out/tasks-check.jsonl") ok of $(wc -l <"$out/tasks-check.jsonl")"
+  grep '"ok":false' "$out/tasks-check.jsonl" | head -20 | tee -a "$summary"
+
+  # Fixtures: every GPU entry must be correct (host ones run in CI).
+  $python -c 'import json; m = json.load(open("tasks/fixtures/manifest.json")); json.dump([e for e in m if e.get("device") == "cuda"], open("/tmp/gpu-fixtures.json", "w"))'
+  $bin eval --batch /tmp/gpu-fixtures.json --check-expect --out "$out/fixtures.jsonl" >"$out/fixtures.log" 2>&1
+  note "fixtures (GPU entries): rc $?"; tail -6 "$out/fixtures.log" | tee -a "$summary"
+
+  # Cold compile through the engine's own command.
+  $python bench/make_candidates.py /tmp/bench-cands 20 0 >/dev/null
+  build-gpu/bench/kernelrl_bench /tmp/bench-cands --compile-only >"$out/bench-compile.log" 2>&1
+  note "bench --compile-only: rc $?"; grep -E "^row" "$out/bench-compile.log" | tee -a "$summary"
 else
   $python bench/make_candidates.py /tmp/bench-cands 50 "${KB_N:-16}" >/dev/null
   build-gpu/bench/kernelrl_bench /tmp/bench-cands --skip-kernelbench \

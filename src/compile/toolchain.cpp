@@ -101,6 +101,8 @@ common::Expected<Toolchain> detect_toolchain() {
   if (cxx_out.empty()) return common::make_error("C++ compiler '" + tc.cxx + "' does not run (`" + tc.cxx + " --version` failed)");
   tc.cxx_version = cxx_out.substr(0, cxx_out.find('\n'));
 
+  if (!resolve_program("ld.gold").empty()) tc.fast_linker = "-fuse-ld=gold";  // links native candidates faster
+
   tc.python = build::python_executable;
   tc.abi_include_dir = build::abi_include_dir;
   return tc;

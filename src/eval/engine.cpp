@@ -11,6 +11,7 @@
 #include "common/hash.hpp"
 #include "common/provenance.hpp"
 #include "eval/child_eval.hpp"
+#include "eval/speed_of_light.hpp"
 #include "sandbox/syscall_filter.hpp"
 
 namespace kernelrl::eval {
@@ -277,7 +278,21 @@ common::Expected<EvalResult> Engine::finish(const EvalJob& job, Prepared& p) {
   r.commit = common::project_commit();
   r.timestamp = utc_timestamp();
   if (!r.correct) r.speedup = 0;
+  if (r.device == "cuda") {
+    auto sol = sol_us(job.task, r.device_info);
+    if (!sol) return sol.error();
+    r.sol_us = *sol;
+    if (r.correct && r.runtime_us > 0) r.sol_fraction = r.sol_us / r.runtime_us;
+  }
   return evaluated;
+}
+
+common::Expected<double> Engine::sol_us(const fs::path& task, const nlohmann::json& device_info) {
+  auto entry = task::manifest_entry_for(task);
+  if (!entry) return entry.error();
+  auto peaks = peaks_for_device(device_info.value("name", std::string()));
+  if (!*entry || !peaks) return 0.0;
+  return speed_of_light(**entry, *peaks).us;
 }
 
 common::Expected<EvalResult> Engine::evaluate(const EvalJob& job) {
@@ -378,6 +393,14 @@ common::Expected<TaskInfo> Engine::task_info(const fs::path& task) {
   info.problems = info.health.value("problems", std::vector<std::string>{});
   info.device = device_;
   info.device_info = r.device_info.empty() ? device_info_ : r.device_info;
+  auto entry = task::manifest_entry_for(task);
+  if (!entry) return entry.error();
+  info.manifest = *entry;
+  if (device_ == "cuda") {
+    auto sol = sol_us(task, info.device_info);
+    if (!sol) return sol.error();
+    info.sol_us = *sol;
+  }
   return info;
 }
 

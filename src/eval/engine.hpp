@@ -21,6 +21,7 @@
 #include "eval/options.hpp"
 #include "eval/result.hpp"
 #include "sandbox/worker_client.hpp"
+#include "task/manifest.hpp"
 #include "task/task.hpp"
 
 namespace kernelrl::eval {
@@ -56,6 +57,8 @@ struct TaskInfo {
   nlohmann::json health;              // per-output statistics behind `problems`
   std::string device;
   nlohmann::json device_info;
+  std::optional<task::ManifestEntry> manifest;  // from manifest.json beside the task, if it lists it
+  double sol_us = 0;                            // speed of light on this GPU; 0 unknown
 };
 
 class Engine {
@@ -77,6 +80,7 @@ class Engine {
   common::Expected<TaskInfo> task_info(const std::filesystem::path& task);
 
   const std::string& device() const { return device_; }  // "cuda" or "cpu"
+  unsigned n_workers() const { return static_cast<unsigned>(workers_.size()); }
   const nlohmann::json& device_info() const { return device_info_; }
   const compile::Compiler& compiler() const { return *compiler_; }
 
@@ -86,6 +90,9 @@ class Engine {
   common::Expected<Prepared> prepare(const EvalJob& job);
   common::Expected<EvalResult> finish(const EvalJob& job, Prepared& prepared);
   common::Expected<EvalResult> run_in_worker(const EvalJob& job, const Prepared& prepared, const std::string& artifact);
+  // Speed of light of `task` on the GPU named in `device_info`; 0 when the task has no manifest
+  // entry or the GPU is unknown. An unreadable manifest is an Error.
+  common::Expected<double> sol_us(const std::filesystem::path& task, const nlohmann::json& device_info);
 
   EngineConfig config_;
   std::string device_;

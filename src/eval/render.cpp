@@ -36,6 +36,11 @@ std::string render_result(const EvalResult& r) {
   if (r.runtime.n > 0) s << "runtime    " << spread(r.runtime) << "\n";
   if (r.ref_runtime.n > 0) s << "reference  " << spread(r.ref_runtime) << "\n";
   if (r.correct && r.speedup > 0) s << "speedup    " << fixed(r.speedup, 3) << "x\n";
+  if (r.sol_us > 0) {
+    s << "sol        " << fixed(r.sol_us, 1) << " us (speed of light on this GPU)";
+    if (r.sol_fraction > 0) s << ", candidate at " << fixed(100 * r.sol_fraction, 1) << "% of it";
+    s << "\n";
+  }
   if (!r.error.message.empty()) s << "error      " << r.error.message << "\n";
   if (!r.error.compile_log.empty()) s << "compiler output:\n" << r.error.compile_log << "\n";
   if (!r.error.stderr_tail.empty()) s << "candidate output (tail):\n" << r.error.stderr_tail << "\n";
@@ -92,6 +97,11 @@ std::string render_task_info(const std::string& task_path, const TaskInfo& info)
     s << "\n";
   }
   if (info.ref_runtime.n > 0) s << "eager reference: " << spread(info.ref_runtime) << "\n";
+  if (info.sol_us > 0) s << "speed of light:  " << fixed(info.sol_us, 1) << " us on this GPU (task manifest)\n";
+  if (info.manifest) {
+    s << "manifest:        level " << info.manifest->level << ", " << info.manifest->split << ", "
+      << fixed(info.manifest->flops / 1e9, 2) << " GFLOP, " << fixed(info.manifest->min_bytes / 1e6, 1) << " MB\n";
+  }
   return s.str();
 }
 

@@ -8,6 +8,8 @@ void to_json(nlohmann::json& j, const EvalResult& r) {
                      {"runtime_us", r.runtime_us},
                      {"ref_runtime_us", r.ref_runtime_us},
                      {"speedup", r.speedup},
+                     {"sol_us", r.sol_us},
+                     {"sol_fraction", r.sol_fraction},
                      {"runtime", r.runtime},
                      {"ref_runtime", r.ref_runtime},
                      {"error", r.error},
@@ -33,6 +35,8 @@ void from_json(const nlohmann::json& j, EvalResult& r) {
   r.runtime_us = j.value("runtime_us", 0.0);
   r.ref_runtime_us = j.value("ref_runtime_us", 0.0);
   r.speedup = j.value("speedup", 0.0);
+  r.sol_us = j.value("sol_us", 0.0);
+  r.sol_fraction = j.value("sol_fraction", 0.0);
   r.runtime = j.value("runtime", TimingSummary{});
   r.ref_runtime = j.value("ref_runtime", TimingSummary{});
   r.error = j.value("error", ErrorDetails{});

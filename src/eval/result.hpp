@@ -44,6 +44,8 @@ struct EvalResult {
   double runtime_us = 0;      // median of the candidate's timed calls
   double ref_runtime_us = 0;  // median of the eager reference, timed the same way in the same run
   double speedup = 0;         // ref_runtime_us / runtime_us when correct and timed, else 0
+  double sol_us = 0;          // speed of light of the task on this GPU (eval/speed_of_light.hpp); 0 unknown
+  double sol_fraction = 0;    // sol_us / runtime_us when correct and timed
   TimingSummary runtime;
   TimingSummary ref_runtime;
   ErrorDetails error;

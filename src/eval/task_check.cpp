@@ -1,8 +1,11 @@
 #include "eval/task_check.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "common/table.hpp"
 
@@ -33,6 +36,7 @@ TaskCheckRow check_task(Engine& engine, const fs::path& task, const TaskCheckCon
     return row;
   }
   row.ref_us = info->ref_runtime.median_us;
+  row.sol_us = info->sol_us;
   row.input_bytes = info->input_bytes;
   row.problems = info->problems;
   if (info->signature.inputs.empty()) row.problems.push_back("get_inputs() returns no tensors");
@@ -48,6 +52,24 @@ TaskCheckRow check_task(Engine& engine, const fs::path& task, const TaskCheckCon
   }
   row.ok = row.problems.empty();
   return row;
+}
+
+std::vector<TaskCheckRow> check_tasks(Engine& engine, const std::vector<fs::path>& tasks, const TaskCheckConfig& config,
+                                      const std::function<void(const TaskCheckRow&)>& on_row) {
+  std::vector<TaskCheckRow> rows(tasks.size());
+  std::atomic<std::size_t> next{0};
+  std::mutex report;
+  auto work = [&] {
+    for (std::size_t i = next++; i < tasks.size(); i = next++) {
+      rows[i] = check_task(engine, tasks[i], config);
+      std::lock_guard<std::mutex> lock(report);
+      if (on_row) on_row(rows[i]);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < std::max(1u, engine.n_workers()); ++t) threads.emplace_back(work);
+  for (auto& t : threads) t.join();
+  return rows;
 }
 
 std::string render_task_check(const std::vector<TaskCheckRow>& rows) {

@@ -23,6 +23,7 @@ struct TaskCheckRow {
   std::string task;
   bool ok = false;
   double ref_us = 0;
+  double sol_us = 0;  // speed of light on this GPU (0: no manifest entry or unknown GPU)
   std::int64_t input_bytes = 0;
   std::vector<std::string> problems;  // why it fails, one reason each
 };
@@ -32,6 +33,13 @@ common::Expected<std::vector<std::filesystem::path>> find_task_files(const std::
 
 // Checks one task. A task that cannot even load is a failing row, not an Error.
 TaskCheckRow check_task(Engine& engine, const std::filesystem::path& task, const TaskCheckConfig& config);
+
+// Checks every task, as many at once as the engine has workers (the reference timings still run
+// one at a time). Rows come back in the order of `tasks`; `on_row` (optional) is called as each
+// finishes, from any thread, never concurrently.
+std::vector<TaskCheckRow> check_tasks(Engine& engine, const std::vector<std::filesystem::path>& tasks,
+                                      const TaskCheckConfig& config,
+                                      const std::function<void(const TaskCheckRow&)>& on_row = {});
 
 // A table with one row per task and a closing count.
 std::string render_task_check(const std::vector<TaskCheckRow>& rows);

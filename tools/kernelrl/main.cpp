@@ -288,7 +288,7 @@ int main(int argc, char** argv) {
     }
     if (show_json) {
       std::cout << nlohmann::json{{"task", show_task}, {"signature", task::to_json(info->signature)},
-                                  {"ref_runtime", info->ref_runtime}, {"device", info->device},
+                                  {"ref_runtime", info->ref_runtime}, {"sol_us", info->sol_us}, {"device", info->device},
                                   {"device_info", info->device_info}}
                        .dump(2)
                 << "\n";
@@ -311,19 +311,16 @@ int main(int argc, char** argv) {
     eval::TaskCheckConfig check;
     check.min_ref_us = check_min_ref_us >= 0 ? check_min_ref_us : ((*engine)->device() == "cuda" ? 100.0 : 0.0);
     check.max_input_bytes = static_cast<std::int64_t>(check_max_input_gb * (1ull << 30));
-    std::vector<eval::TaskCheckRow> rows;
     common::ProgressBar bar("check", static_cast<std::int64_t>(files->size()), common::stderr_is_tty() && !check_json);
-    for (const auto& f : *files) {
-      rows.push_back(eval::check_task(**engine, f, check));
-      const auto& r = rows.back();
+    auto rows = eval::check_tasks(**engine, *files, check, [&](const eval::TaskCheckRow& r) {
       if (check_json) {
-        std::cout << nlohmann::json{{"task", r.task}, {"ok", r.ok}, {"ref_us", r.ref_us}, {"input_bytes", r.input_bytes},
-                                    {"problems", r.problems}, {"device", (*engine)->device()}}
+        std::cout << nlohmann::json{{"task", r.task}, {"ok", r.ok}, {"ref_us", r.ref_us}, {"sol_us", r.sol_us},
+                                    {"input_bytes", r.input_bytes}, {"problems", r.problems}, {"device", (*engine)->device()}}
                          .dump()
                   << "\n" << std::flush;
       }
-      bar.advance(1, f.filename().string());
-    }
+      bar.advance(1, std::filesystem::path(r.task).filename().string());
+    });
     bar.finish();
     if (!check_json) std::cout << eval::render_task_check(rows);
     bool all_ok = std::all_of(rows.begin(), rows.end(), [](const auto& r) { return r.ok; });

@@ -1,0 +1,26 @@
+# Level 1 task: elementwise SELU on a (128, 1024, 1024) float32 tensor.
+import torch
+import torch.nn as nn
+
+batch_size = 128
+seq_len = 1024
+hidden = 1024
+
+
+class Model(nn.Module):
+    """Applies the scaled exponential linear unit."""
+
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.selu(x)
+
+
+def get_inputs():
+    x = torch.randn(batch_size, seq_len, hidden)
+    return [x]
+
+
+def get_init_inputs():
+    return []

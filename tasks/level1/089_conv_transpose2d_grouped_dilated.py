@@ -1,0 +1,36 @@
+# Level 1 task: nn.ConvTranspose2d(128, 128, 3, padding 2, dilation 2, groups 4, no bias) on a
+#   (16, 128, 128, 128) float32 tensor.
+import torch
+import torch.nn as nn
+
+batch_size = 16
+in_channels = 128
+out_channels = 128
+height = 128
+width = 128
+kernel_size = 3
+padding = 2
+dilation = 2
+groups = 4
+
+
+class Model(nn.Module):
+    """Applies a grouped, dilated transposed 2-D convolution that keeps the spatial size."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int, padding: int, dilation: int,
+                 groups: int):
+        super().__init__()
+        self.conv = nn.ConvTranspose2d(in_channels, out_channels, kernel_size, padding=padding,
+                                       dilation=dilation, groups=groups, bias=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.conv(x)
+
+
+def get_inputs():
+    x = torch.randn(batch_size, in_channels, height, width)
+    return [x]
+
+
+def get_init_inputs():
+    return [in_channels, out_channels, kernel_size, padding, dilation, groups]
