@@ -27,6 +27,13 @@ common::Expected<std::vector<fs::path>> find_task_files(const fs::path& dir) {
   return files;
 }
 
+std::vector<fs::path> evenly_spaced(const std::vector<fs::path>& files, std::size_t n) {
+  if (n >= files.size() || n == 0) return files;
+  std::vector<fs::path> picked;
+  for (std::size_t i = 0; i < n; ++i) picked.push_back(files[n == 1 ? 0 : i * (files.size() - 1) / (n - 1)]);
+  return picked;
+}
+
 TaskCheckRow check_task(Engine& engine, const fs::path& task, const TaskCheckConfig& config) {
   TaskCheckRow row;
   row.task = task.string();

@@ -95,5 +95,15 @@ TEST(Cli, TasksCheckFailsDegenerateTasksWithAReasonEach) {
   EXPECT_EQ(kernelrl({"tasks", "check", "no/such/folder"}).code, 2);
 }
 
+// The shipped suite on the CPU (CI): a spread of tasks from each level loads, runs and has healthy
+// outputs; the H200 run checks all 200 with their eager times (scripts/gpu-check.sh).
+TEST(Cli, ShippedTasksPassTheCheckOnTheCpu) {
+  for (const char* level : {"tasks/level1", "tasks/level2"}) {
+    CliRun r = kernelrl({"tasks", "check", level, "--device", "cpu", "--sample", "4", "--no-timing", "--workers", "2"});
+    EXPECT_EQ(r.code, 0) << r.output;
+    EXPECT_NE(r.output.find("4 of 4 tasks pass"), std::string::npos) << r.output;
+  }
+}
+
 }  // namespace
 }  // namespace kernelrl

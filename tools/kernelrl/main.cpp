@@ -239,6 +239,9 @@ int main(int argc, char** argv) {
                         "minimum eager reference time (default: 100 on a GPU, none on the CPU)");
   check_cmd->add_option("--max-input-gb", check_max_input_gb, "maximum size of a task's inputs")->capture_default_str();
   check_cmd->add_flag("--json", check_json, "print one JSON line per task");
+  std::size_t check_sample = 0;
+  check_cmd->add_option("--sample", check_sample,
+                        "check only this many tasks, evenly spaced in name order (e.g. on a CPU); 0: all");
   add_engine_options(check_cmd, config);
 
   ReportArgs report_args;
@@ -303,6 +306,7 @@ int main(int argc, char** argv) {
       std::cerr << "kernelrl tasks check: " << files.error().message << "\n";
       return kCouldNotEvaluate;
     }
+    if (check_sample > 0) *files = eval::evenly_spaced(*files, check_sample);
     auto engine = make_engine(config, a);
     if (!engine) {
       std::cerr << "kernelrl tasks check: could not start the engine: " << engine.error().message << "\n";
