@@ -20,58 +20,63 @@ export PATH="$PATH:/usr/local/cuda/bin"
 python="$(command -v python3)"
 summary="$out/summary.txt"
 note() { echo "$*" | tee -a "$summary"; }
+# Only a few files come back from the GPU machine: logs are written to $logs and gathered into one
+# file ($out/logs.txt) when the script ends; results (JSON lines) and the summary go to $out.
+logs=/tmp/gpu-check-logs
+rm -rf "$logs" && mkdir -p "$logs"
+trap 'for f in "$logs"/*; do echo "===== $(basename "$f")"; cat "$f"; done >"$out/logs.txt" 2>/dev/null' EXIT
 
 note "gpu-check $mode: commit $KERNELRL_COMMIT, $(date -u +%FT%TZ), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
 t0=$(date +%s)
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE="$python" \
   -Dpybind11_DIR="$($python -c 'import pybind11; print(pybind11.get_cmake_dir())')" \
-  -DKERNELRL_EXTRA_INCLUDE="$PWD/.gpu-deps/include" >"$out/build.log" 2>&1 &&
-  ninja -C build-gpu -j16 $([ "$mode" = bench ] && echo kernelrl kernelrl_bench) >>"$out/build.log" 2>&1
+  -DKERNELRL_EXTRA_INCLUDE="$PWD/.gpu-deps/include" >"$logs/build.log" 2>&1 &&
+  ninja -C build-gpu -j16 $([ "$mode" = bench ] && echo kernelrl kernelrl_bench) >>"$logs/build.log" 2>&1
 rc=$?
 note "build: rc $rc in $(( $(date +%s) - t0 )) s"
-[ $rc -eq 0 ] || { tail -40 "$out/build.log"; exit 1; }
+[ $rc -eq 0 ] || { tail -40 "$logs/build.log"; exit 1; }
 bin=build-gpu/tools/kernelrl/kernelrl
 
 if [ "$mode" = main ]; then
-  (cd build-gpu && ctest -L gpu --output-on-failure -V) >"$out/gpu-tests.log" 2>&1
+  (cd build-gpu && ctest -L gpu --output-on-failure -V) >"$logs/gpu-tests.log" 2>&1
   note "ctest -L gpu: rc $?"
-  grep -E "^[0-9]+: (ladder|example) " "$out/gpu-tests.log" | sed 's/^[0-9]*: //' | tee -a "$summary"
-  grep -E "tests passed|tests failed|Failed|SKIPPED" "$out/gpu-tests.log" | tee -a "$summary"
+  grep -E "^[0-9]+: (ladder|example) " "$logs/gpu-tests.log" | sed 's/^[0-9]*: //' | tee -a "$summary"
+  grep -E "tests passed|tests failed|Failed|SKIPPED" "$logs/gpu-tests.log" | tee -a "$summary"
 
   # The GPU entries of the shipped examples (host ones are covered on the CPU by CI).
   $python -c 'import json; m = json.load(open("examples/manifest.json")); json.dump([e for e in m if e.get("device") == "cuda"], open("/tmp/gpu-examples.json", "w"))'
-  $bin eval --batch /tmp/gpu-examples.json --out "$out/examples.jsonl" >"$out/examples.log" 2>&1
-  note "examples (GPU entries): rc $?"; tail -8 "$out/examples.log" | tee -a "$summary"
+  $bin eval --batch /tmp/gpu-examples.json --out "$out/examples.jsonl" >"$logs/examples.log" 2>&1
+  note "examples (GPU entries): rc $?"; tail -8 "$logs/examples.log" | tee -a "$summary"
   $bin tasks show examples/linear_relu/task.py >>"$summary" 2>&1
 
   # Fixtures: every GPU entry must be correct (host ones run in CI).
   $python -c 'import json; m = json.load(open("tasks/fixtures/manifest.json")); json.dump([e for e in m if e.get("device") == "cuda"], open("/tmp/gpu-fixtures.json", "w"))'
-  $bin eval --batch /tmp/gpu-fixtures.json --check-expect --out "$out/fixtures.jsonl" >"$out/fixtures.log" 2>&1
-  note "fixtures (GPU entries): rc $?"; tail -6 "$out/fixtures.log" | tee -a "$summary"
+  $bin eval --batch /tmp/gpu-fixtures.json --check-expect --out "$out/fixtures.jsonl" >"$logs/fixtures.log" 2>&1
+  note "fixtures (GPU entries): rc $?"; tail -6 "$logs/fixtures.log" | tee -a "$summary"
 
   # Cold compile through the engine's own command.
   $python bench/make_candidates.py /tmp/bench-cands 20 0 >/dev/null
-  build-gpu/bench/kernelrl_bench /tmp/bench-cands --compile-only >"$out/bench-compile.log" 2>&1
-  note "bench --compile-only: rc $?"; grep -E "^row" "$out/bench-compile.log" | tee -a "$summary"
+  build-gpu/bench/kernelrl_bench /tmp/bench-cands --compile-only >"$logs/bench-compile.log" 2>&1
+  note "bench --compile-only: rc $?"; grep -E "^row" "$logs/bench-compile.log" | tee -a "$summary"
 
-  timeout "${TASKS_CHECK_S:-330}" $bin tasks check tasks --json >"$out/tasks-check.jsonl" 2>"$out/tasks-check.log"
+  timeout "${TASKS_CHECK_S:-330}" $bin tasks check tasks --json >"$out/tasks-check.jsonl" 2>"$logs/tasks-check.log"
   note "tasks check (all tasks, >= 100 us): rc $?, $(grep -c '"ok":true' "$out/tasks-check.jsonl") ok of $(wc -l <"$out/tasks-check.jsonl")"
   grep '"ok":false' "$out/tasks-check.jsonl" | head -20 | tee -a "$summary"
 else
   $python bench/make_candidates.py /tmp/bench-cands 50 "${KB_N:-16}" >/dev/null
   build-gpu/bench/kernelrl_bench /tmp/bench-cands --skip-kernelbench \
-    --fidelity-task examples/softmax/task.py --fidelity-candidate examples/softmax/native.cu >"$out/bench.log" 2>&1
-  note "bench (native): rc $?"; grep -E "^row|fidelity" "$out/bench.log" | tee -a "$summary"
+    --fidelity-task examples/softmax/task.py --fidelity-candidate examples/softmax/native.cu >"$logs/bench.log" 2>&1
+  note "bench (native): rc $?"; grep -E "^row|fidelity" "$logs/bench.log" | tee -a "$summary"
   for t in examples/softmax/task.py tasks/level1/002_relu.py tasks/level1/005_sum_reduction.py; do
-    ours=$($bin tasks show "$t" --json 2>>"$out/fidelity.log" | $python -c 'import json,sys; print(json.load(sys.stdin)["ref_runtime"]["median_us"])')
-    theirs=$($python bench/torch_event_timing.py "$t" 2>>"$out/fidelity.log" | $python -c 'import json,sys; print(json.load(sys.stdin)["median_us"])')
+    ours=$($bin tasks show "$t" --json 2>>"$logs/fidelity.log" | $python -c 'import json,sys; print(json.load(sys.stdin)["ref_runtime"]["median_us"])')
+    theirs=$($python bench/torch_event_timing.py "$t" 2>>"$logs/fidelity.log" | $python -c 'import json,sys; print(json.load(sys.stdin)["median_us"])')
     note "fidelity $t: kernelrl ref ${ours} us, torch.cuda.Event ${theirs} us, ratio $($python -c "print(round($ours/$theirs, 4))")"
   done
   bash bench/nvcc_variants.sh /tmp/bench-cands "$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | tr -d .)" \
-    >"$out/nvcc-variants.log" 2>&1
-  note "nvcc variants (cold compile, ms, ratio to the engine's command): rc $?"; tee -a "$summary" <"$out/nvcc-variants.log"
-  native_per_min=$(grep -E "^row: native batch" "$out/bench.log" | awk -F'|' '{gsub(/ /, "", $2); print $2}')
+    >"$logs/nvcc-variants.log" 2>&1
+  note "nvcc variants (cold compile, ms, ratio to the engine's command): rc $?"; tee -a "$summary" <"$logs/nvcc-variants.log"
+  native_per_min=$(grep -E "^row: native batch" "$logs/bench.log" | awk -F'|' '{gsub(/ /, "", $2); print $2}')
   build-gpu/bench/kernelrl_bench /tmp/bench-cands --only-kernelbench --native-per-min "$native_per_min" \
-    >"$out/bench-kernelbench.log" 2>&1
-  note "bench (kernelbench): rc $?"; grep -E "^row" "$out/bench-kernelbench.log" | tee -a "$summary"
+    >"$logs/bench-kernelbench.log" 2>&1
+  note "bench (kernelbench): rc $?"; grep -E "^row" "$logs/bench-kernelbench.log" | tee -a "$summary"
 fi

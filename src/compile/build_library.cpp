@@ -50,10 +50,11 @@ std::vector<std::string> native_compile_command(const Toolchain& tc, const Compi
   return argv;
 }
 
-std::vector<std::string> native_link_command(const Toolchain& tc, const fs::path& object, const fs::path& out) {
+std::vector<std::string> native_link_command(const Toolchain& tc, const fs::path& object, const fs::path& out,
+                                             bool fast_linker) {
   const fs::path lib = fs::path(tc.nvcc).parent_path().parent_path() / "lib64";
-  std::vector<std::string> argv{tc.cxx, "-shared"};
-  if (!tc.fast_linker.empty()) argv.push_back(tc.fast_linker);
+  std::vector<std::string> argv{tc.cuda_host_cxx, "-shared"};
+  if (fast_linker && !tc.fast_linker.empty()) argv.push_back(tc.fast_linker);
   const std::vector<std::string> rest{"-o",        out.string(),  object.string(),  "-L" + lib.string(),
                                       "-L" + (lib / "stubs").string(), "-lcudart", "-Wl,-z,defs", "-Wl,--as-needed",
                                       "-lcuda"};
@@ -117,7 +118,11 @@ CompileResult build_library(const build_request& req) {
   if (native && run && run->ok()) {  // the link gets what is left of the time limit
     const auto spent = std::chrono::milliseconds(static_cast<long>(ms_since(start)));
     limits.wall_time = std::max(std::chrono::milliseconds(1000), limits.wall_time - spent);
-    auto link = common::run_process(with_env(env, native_link_command(tc, object, out)), *scratch, {}, limits);
+    auto link = common::run_process(with_env(env, native_link_command(tc, object, out, true)), *scratch, {}, limits);
+    if (link && !link->ok() && !link->timed_out && !tc.fast_linker.empty()) {
+      // Some toolchains' gold cannot read their libstdc++ (seen on the GPU machine): the default linker.
+      link = common::run_process(with_env(env, native_link_command(tc, object, out, false)), *scratch, {}, limits);
+    }
     if (link) link->output = run->output + link->output;
     run = std::move(link);
   }

@@ -40,6 +40,7 @@ struct Toolchain {
   std::string nvcc_version;  // e.g. "13.0.88"; empty if nvcc is absent
   std::string cxx;           // path of the host C++ compiler
   std::string cxx_version;   // first line of `c++ --version`
+  std::string cuda_host_cxx; // the g++ nvcc itself uses (first on PATH), which links native candidates
   std::string fast_linker;   // "-fuse-ld=gold" when gold is installed (native links), else empty
   std::string python;        // interpreter that builds kernelbench candidates
   std::filesystem::path abi_include_dir;  // holds kernelrl/abi.h

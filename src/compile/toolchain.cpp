@@ -101,6 +101,9 @@ common::Expected<Toolchain> detect_toolchain() {
   if (cxx_out.empty()) return common::make_error("C++ compiler '" + tc.cxx + "' does not run (`" + tc.cxx + " --version` failed)");
   tc.cxx_version = cxx_out.substr(0, cxx_out.find('\n'));
 
+  // nvcc compiles host code with the gcc first on PATH; its objects link with the matching g++.
+  tc.cuda_host_cxx = resolve_program("g++");
+  if (tc.cuda_host_cxx.empty()) tc.cuda_host_cxx = tc.cxx;
   if (!resolve_program("ld.gold").empty()) tc.fast_linker = "-fuse-ld=gold";  // links native candidates faster
 
   tc.python = build::python_executable;

@@ -290,7 +290,7 @@ common::Expected<EvalResult> Engine::finish(const EvalJob& job, Prepared& p) {
 common::Expected<double> Engine::sol_us(const fs::path& task, const nlohmann::json& device_info) {
   auto entry = task::manifest_entry_for(task);
   if (!entry) return entry.error();
-  auto peaks = peaks_for_device(device_info.value("name", std::string()));
+  auto peaks = peaks_for_device(device_info.is_object() ? device_info.value("name", std::string()) : std::string());
   if (!*entry || !peaks) return 0.0;
   return speed_of_light(**entry, *peaks).us;
 }
