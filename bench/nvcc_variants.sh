@@ -25,6 +25,12 @@ variant() {  # name: compiles $work/x.cu into $work/x.so
                  g++ -shared -fuse-ld=gold -o "$work/x.so" "$work/x.o" "${link[@]}" ;;
     c14_then_gold) nvcc -c "${common[@]}" -std=c++14 --threads 2 -o "$work/x.o" "$work/x.cu" &&
                  g++ -shared -fuse-ld=gold -o "$work/x.so" "$work/x.o" "${link[@]}" ;;
+    gold_tmp_shm) TMPDIR=/dev/shm nvcc -c "${common[@]}" -std=c++17 --threads 2 -o "$work/x.o" "$work/x.cu" &&
+                 g++ -shared -fuse-ld=gold -o "$work/x.so" "$work/x.o" "${link[@]}" ;;
+    gold_pipe)   nvcc -c "${common[@]}" -Xcompiler -pipe -std=c++17 --threads 2 -o "$work/x.o" "$work/x.cu" &&
+                 g++ -shared -fuse-ld=gold -o "$work/x.so" "$work/x.o" "${link[@]}" ;;
+    gold_threads4) nvcc -c "${common[@]}" -std=c++17 --threads 4 -o "$work/x.o" "$work/x.cu" &&
+                 g++ -shared -fuse-ld=gold -o "$work/x.so" "$work/x.o" "${link[@]}" ;;
   esac
 }
 
@@ -43,7 +49,7 @@ median_ms() {  # name
 base=$(median_ms current)
 printf '%-16s %8s %8s\n' variant median_ms ratio
 printf '%-16s %8s %8s\n' current "$base" 1.00
-for v in no_threads c_then_gxx c_then_gold c14_then_gold; do
+for v in ${VARIANTS:-no_threads c_then_gxx c_then_gold c14_then_gold gold_tmp_shm gold_pipe gold_threads4}; do
   m=$(median_ms "$v")
   printf '%-16s %8s %8s\n' "$v" "$m" "$(awk -v a="$m" -v b="$base" 'BEGIN{printf "%.2f", a/b}')"
 done

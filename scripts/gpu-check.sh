@@ -4,6 +4,7 @@
 #   scripts/gpu-check.sh            build, GPU tests (native ladder, examples), the GPU examples,
 #                                   `kernelrl tasks check tasks` (JSON lines), the native fixtures,
 #                                   cold compile through the engine
+#   scripts/gpu-check.sh fidelity   only the reference-vs-torch.cuda.Event timing comparison
 #   scripts/gpu-check.sh bench      only what the benchmarks need: native benchmarks, timing
 #                                   fidelity, nvcc pipeline variants, then native vs kernelbench
 #                                   (KB_N=16 load_inline builds; KB_N=50 for the full comparison,
@@ -31,11 +32,23 @@ t0=$(date +%s)
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE="$python" \
   -Dpybind11_DIR="$($python -c 'import pybind11; print(pybind11.get_cmake_dir())')" \
   -DKERNELRL_EXTRA_INCLUDE="$PWD/.gpu-deps/include" >"$logs/build.log" 2>&1 &&
-  ninja -C build-gpu -j16 $([ "$mode" = bench ] && echo kernelrl kernelrl_bench) >>"$logs/build.log" 2>&1
+  ninja -C build-gpu -j16 $([ "$mode" != main ] && echo kernelrl kernelrl_bench) >>"$logs/build.log" 2>&1
 rc=$?
 note "build: rc $rc in $(( $(date +%s) - t0 )) s"
 [ $rc -eq 0 ] || { tail -40 "$logs/build.log"; exit 1; }
 bin=build-gpu/tools/kernelrl/kernelrl
+
+# Reference timing against torch.cuda.Event in the same run: torch timed before and after ours
+# (each in its own process, a pause between so no process's CUDA teardown overlaps the next).
+reference_fidelity() {
+  for t in examples/softmax/task.py tasks/level1/002_relu.py tasks/level1/005_sum_reduction.py; do
+    torch_us() { $python bench/torch_event_timing.py "$t" 2>>"$logs/fidelity.log" | $python -c 'import json,sys; print(json.load(sys.stdin)["median_us"])'; }
+    before=$(torch_us); sleep 2
+    ours=$($bin tasks show "$t" --json 2>>"$logs/fidelity.log" | $python -c 'import json,sys; print(json.load(sys.stdin)["ref_runtime"]["median_us"])')
+    sleep 2; after=$(torch_us)
+    note "fidelity $t: kernelrl ref ${ours} us, torch.cuda.Event ${before} / ${after} us (before / after), ratio to their mean $($python -c "print(round($ours/(($before+$after)/2), 4))")"
+  done
+}
 
 if [ "$mode" = main ]; then
   (cd build-gpu && ctest -L gpu --output-on-failure -V) >"$logs/gpu-tests.log" 2>&1
@@ -61,17 +74,15 @@ if [ "$mode" = main ]; then
 
   timeout "${TASKS_CHECK_S:-330}" $bin tasks check tasks --json >"$out/tasks-check.jsonl" 2>"$logs/tasks-check.log"
   note "tasks check (all tasks, >= 100 us): rc $?, $(grep -c '"ok":true' "$out/tasks-check.jsonl") ok of $(wc -l <"$out/tasks-check.jsonl")"
-  grep '"ok":false' "$out/tasks-check.jsonl" | head -20 | tee -a "$summary"
+  grep '"ok":false' "$out/tasks-check.jsonl" | head -20 | tee -a "$summary" || true
+elif [ "$mode" = fidelity ]; then
+  reference_fidelity
 else
   $python bench/make_candidates.py /tmp/bench-cands 50 "${KB_N:-16}" >/dev/null
   build-gpu/bench/kernelrl_bench /tmp/bench-cands --skip-kernelbench \
     --fidelity-task examples/softmax/task.py --fidelity-candidate examples/softmax/native.cu >"$logs/bench.log" 2>&1
   note "bench (native): rc $?"; grep -E "^row|fidelity" "$logs/bench.log" | tee -a "$summary"
-  for t in examples/softmax/task.py tasks/level1/002_relu.py tasks/level1/005_sum_reduction.py; do
-    ours=$($bin tasks show "$t" --json 2>>"$logs/fidelity.log" | $python -c 'import json,sys; print(json.load(sys.stdin)["ref_runtime"]["median_us"])')
-    theirs=$($python bench/torch_event_timing.py "$t" 2>>"$logs/fidelity.log" | $python -c 'import json,sys; print(json.load(sys.stdin)["median_us"])')
-    note "fidelity $t: kernelrl ref ${ours} us, torch.cuda.Event ${theirs} us, ratio $($python -c "print(round($ours/$theirs, 4))")"
-  done
+  reference_fidelity
   bash bench/nvcc_variants.sh /tmp/bench-cands "$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | tr -d .)" \
     >"$logs/nvcc-variants.log" 2>&1
   note "nvcc variants (cold compile, ms, ratio to the engine's command): rc $?"; tee -a "$summary" <"$logs/nvcc-variants.log"

@@ -54,8 +54,9 @@ void WorkerClient::stop() {
   to_worker_ = from_worker_ = -1;
   if (pid_ > 0) {
     int status = 0;
-    // The worker exits when its request pipe closes; give it a moment, then insist.
-    for (int i = 0; i < 50 && ::waitpid(pid_, &status, WNOHANG) == 0; ++i) ::usleep(20000);
+    // The worker exits when its request pipe closes, once its children (and their CUDA contexts)
+    // are gone; give it time for that, then insist.
+    for (int i = 0; i < 250 && ::waitpid(pid_, &status, WNOHANG) == 0; ++i) ::usleep(20000);
     if (::waitpid(pid_, &status, WNOHANG) == 0) {
       ::kill(pid_, SIGKILL);
       ::waitpid(pid_, &status, 0);
