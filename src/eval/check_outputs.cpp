@@ -33,6 +33,29 @@ OutputCheck fail(int index, std::string message) {
   return r;
 }
 
+// The element-by-element verdict of checker.hpp on host copies, with its description.
+OutputCheck compare_on_host(const py::object& actual, const py::object& expected, int idx, const std::string& label,
+                            Tolerance tol, const nlohmann::json& tolerance_used) {
+  HostTensor a = host_view(actual);
+  HostTensor e = host_view(expected);
+  CompareResult cmp = compare_buffers(a.data, e.data, e.numel, e.dtype, tol);
+  if (cmp.ok) {
+    OutputCheck ok;
+    ok.ok = true;
+    return ok;
+  }
+  OutputCheck r = fail(idx, "");
+  r.tolerance = tolerance_used;
+  r.details.n_mismatch = cmp.n_mismatch;
+  r.details.n_checked = cmp.n_checked;
+  r.details.max_abs_error = cmp.max_abs_error;
+  r.details.max_rel_error = cmp.max_rel_error;
+  if (cmp.first_bad_index >= 0) r.details.first_bad_index = unravel(cmp.first_bad_index, e.shape);
+  r.details.message = describe(cmp, label, e.dtype, e.shape) + " [atol " + short_number(tol.atol) + ", rtol " +
+                      short_number(tol.rtol) + "]";
+  return r;
+}
+
 }  // namespace
 
 OutputCheck check_outputs(const std::vector<py::object>& actual, const std::vector<py::object>& expected,
@@ -62,26 +85,26 @@ OutputCheck check_outputs(const std::vector<py::object>& actual, const std::vect
     }
     result.tolerance[dt] = {{"atol", tol.atol}, {"rtol", tol.rtol}};
     const bool on_device = actual[i].attr("is_cuda").cast<bool>() && expected[i].attr("is_cuda").cast<bool>();
-    if (on_device && count_mismatches(actual[i], expected[i], *dtype, tol) == 0) continue;
-    HostTensor a = host_view(actual[i]);
-    HostTensor e = host_view(expected[i]);
-    CompareResult cmp = compare_buffers(a.data, e.data, e.numel, e.dtype, tol);
-    if (!cmp.ok) {
-      OutputCheck r = fail(idx, "");
-      r.tolerance = result.tolerance;
-      r.details.n_mismatch = cmp.n_mismatch;
-      r.details.n_checked = cmp.n_checked;
-      r.details.max_abs_error = cmp.max_abs_error;
-      r.details.max_rel_error = cmp.max_rel_error;
-      if (cmp.first_bad_index >= 0) r.details.first_bad_index = unravel(cmp.first_bad_index, e.shape);
-      r.details.message = describe(cmp, label, e.dtype, e.shape) + " [atol " + short_number(tol.atol) +
-                          ", rtol " + short_number(tol.rtol) + "]";
-      return r;
+    if (!on_device || count_mismatches(actual[i], expected[i], *dtype, tol) != 0) {
+      if (OutputCheck bad = compare_on_host(actual[i], expected[i], idx, label, tol, result.tolerance); !bad.ok) return bad;
+    }
+    // Every element passed; the output as a whole must too (tiny outputs hide in atol).
+    if (is_floating(*dtype)) {
+      const double rel_l2 = relative_l2_error(actual[i], expected[i]);
+      if (!(rel_l2 <= tol.rtol)) {
+        OutputCheck bad = fail(idx, label + ": every element is within the tolerance but the output as a whole is not: "
+                                        "relative L2 error " + short_number(rel_l2) + " > rtol " + short_number(tol.rtol) +
+                                        " (e.g. zeros where the expected values are all small)");
+        bad.tolerance = result.tolerance;
+        bad.details.max_rel_error = rel_l2;
+        return bad;
+      }
     }
   }
   result.ok = true;
   return result;
 }
+
 
 int first_changed(const std::vector<py::object>& now, const std::vector<py::object>& before) {
   for (std::size_t i = 0; i < now.size() && i < before.size(); ++i) {

@@ -1,5 +1,8 @@
 #include "eval/device_screen.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 namespace py = pybind11;
 
 namespace kernelrl::eval {
@@ -27,6 +30,28 @@ std::int64_t count_mismatches(const py::object& actual, const py::object& expect
   py::object n_ok = ok.attr("sum")().attr("item")();
   std::int64_t numel = actual.attr("numel")().cast<std::int64_t>();
   return numel - n_ok.cast<std::int64_t>();
+}
+
+double relative_l2_error(const py::object& actual, const py::object& expected) {
+  // In chunks, so float64 temporaries stay small (a host child has a bounded address space).
+  constexpr std::int64_t kChunk = std::int64_t{1} << 22;
+  py::module_ torch = py::module_::import("torch");
+  py::object a_flat = actual.attr("detach")().attr("reshape")(-1);
+  py::object e_flat = expected.attr("detach")().attr("reshape")(-1);
+  const std::int64_t numel = e_flat.attr("numel")().cast<std::int64_t>();
+  double diff_sq = 0, ref_sq = 0;
+  for (std::int64_t begin = 0; begin < numel; begin += kChunk) {
+    const std::int64_t n = std::min(kChunk, numel - begin);
+    py::object a = a_flat.attr("narrow")(0, begin, n).attr("double")();
+    py::object e = e_flat.attr("narrow")(0, begin, n).attr("double")();
+    py::object both_finite = torch.attr("isfinite")(a).attr("__and__")(torch.attr("isfinite")(e));
+    py::object zero = torch.attr("zeros_like")(e);
+    py::object e0 = torch.attr("where")(both_finite, e, zero);
+    py::object d0 = torch.attr("where")(both_finite, a.attr("sub")(e), zero);
+    diff_sq += d0.attr("mul")(d0).attr("sum")().attr("item")().cast<double>();
+    ref_sq += e0.attr("mul")(e0).attr("sum")().attr("item")().cast<double>();
+  }
+  return ref_sq > 0 ? std::sqrt(diff_sq / ref_sq) : 0.0;
 }
 
 }  // namespace kernelrl::eval

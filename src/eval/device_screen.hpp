@@ -19,4 +19,9 @@ namespace kernelrl::eval {
 std::int64_t count_mismatches(const pybind11::object& actual, const pybind11::object& expected, DType dtype,
                               Tolerance tolerance);
 
+// ||actual - expected||_2 / ||expected||_2 over the elements where both are finite, in float64,
+// on the tensors' device (floating dtypes); 0 when the expected norm is 0. Catches outputs whose
+// every element hides inside the absolute tolerance (all zeros for a softmax over 32k columns).
+double relative_l2_error(const pybind11::object& actual, const pybind11::object& expected);
+
 }  // namespace kernelrl::eval
