@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cstdio>
 #include <ctime>
 #include <future>
 #include <thread>
@@ -258,6 +259,9 @@ common::Expected<EvalResult> Engine::finish(const EvalJob& job, Prepared& p) {
     cache_hit = compiled.cache_hit;
     if (compiled.status == common::Status::OK) {
       evaluated = run_in_worker(job, p, compiled.artifact.string());
+      if (auto remeasured = check_roofline(job, p, compiled.artifact.string(), evaluated); !remeasured) {
+        return remeasured.error();
+      }
     } else {
       evaluated = make_result(compiled.status, compiled.message);
       evaluated->error.compile_log = compiled.log_excerpt;
@@ -279,20 +283,49 @@ common::Expected<EvalResult> Engine::finish(const EvalJob& job, Prepared& p) {
   r.timestamp = utc_timestamp();
   if (!r.correct) r.speedup = 0;
   if (r.device == "cuda") {
-    auto sol = sol_us(job.task, r.device_info);
-    if (!sol) return sol.error();
-    r.sol_us = *sol;
+    auto bounds = roofline(job.task, r.device_info);
+    if (!bounds) return bounds.error();
+    r.sol_us = bounds->sol_us;
     if (r.correct && r.runtime_us > 0) r.sol_fraction = r.sol_us / r.runtime_us;
   }
   return evaluated;
 }
 
-common::Expected<double> Engine::sol_us(const fs::path& task, const nlohmann::json& device_info) {
+common::Expected<Engine::Roofline> Engine::roofline(const fs::path& task, const nlohmann::json& device_info) {
   auto entry = task::manifest_entry_for(task);
   if (!entry) return entry.error();
   auto peaks = peaks_for_device(device_info.is_object() ? device_info.value("name", std::string()) : std::string());
-  if (!*entry || !peaks) return 0.0;
-  return speed_of_light(**entry, *peaks).us;
+  if (!*entry || !peaks) return Roofline{};
+  return Roofline{speed_of_light(**entry, *peaks).us, plausible_floor_us(**entry, *peaks)};
+}
+
+common::Fallible Engine::check_roofline(const EvalJob& job, const Prepared& p, const std::string& artifact,
+                                        common::Expected<EvalResult>& evaluated) {
+  if (!evaluated || !evaluated->correct || evaluated->runtime_us <= 0 || evaluated->device != "cuda") return common::Ok{};
+  auto bounds = roofline(job.task, evaluated->device_info);
+  if (!bounds) return bounds.error();
+  auto implausible = [&](const EvalResult& r) { return r.correct && r.runtime_us < bounds->floor_us; };
+  if (!implausible(*evaluated)) return common::Ok{};
+  const double first_us = evaluated->runtime_us;
+  evaluated = run_in_worker(job, p, artifact);  // measured again, from a fresh process
+  if (!evaluated) return common::Ok{};
+  evaluated->isolation["roofline_remeasured"] = true;
+  if (!implausible(*evaluated)) return common::Ok{};
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "implausible speed: %.1f us and %.1f us when re-measured, under the task's roofline floor of %.1f us on "
+                "this GPU (its FLOPs at the tensor-core peak or its minimum bytes at the memory peak)",
+                first_us, evaluated->runtime_us, bounds->floor_us);
+  EvalResult rejected = make_result(common::Status::REJECTED, buf);
+  rejected.device = evaluated->device;
+  rejected.device_info = evaluated->device_info;
+  rejected.runtime = evaluated->runtime;
+  rejected.ref_runtime = evaluated->ref_runtime;
+  rejected.seeds = evaluated->seeds;
+  rejected.isolation = evaluated->isolation;
+  rejected.phases_ms = evaluated->phases_ms;
+  evaluated = std::move(rejected);
+  return common::Ok{};
 }
 
 common::Expected<EvalResult> Engine::evaluate(const EvalJob& job) {
@@ -397,9 +430,9 @@ common::Expected<TaskInfo> Engine::task_info(const fs::path& task) {
   if (!entry) return entry.error();
   info.manifest = *entry;
   if (device_ == "cuda") {
-    auto sol = sol_us(task, info.device_info);
-    if (!sol) return sol.error();
-    info.sol_us = *sol;
+    auto bounds = roofline(task, info.device_info);
+    if (!bounds) return bounds.error();
+    info.sol_us = bounds->sol_us;
   }
   return info;
 }

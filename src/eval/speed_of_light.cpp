@@ -1,5 +1,6 @@
 #include "eval/speed_of_light.hpp"
 
+#include <algorithm>
 #include <array>
 
 namespace kernelrl::eval {
@@ -7,13 +8,13 @@ namespace kernelrl::eval {
 std::optional<DevicePeaks> peaks_for_device(const std::string& device_name) {
   // Vendor data sheets (SXM parts unless the name says PCIe). Order matters: first match wins.
   static const std::array<std::pair<const char*, DevicePeaks>, 7> known{{
-      {"H200", {"H200", 67e12, 4.8e12}},
-      {"H100 PCIe", {"H100 PCIe", 51e12, 2.0e12}},
-      {"H100", {"H100", 67e12, 3.35e12}},
-      {"A100", {"A100", 19.5e12, 2.039e12}},
-      {"L40S", {"L40S", 91.6e12, 0.864e12}},
-      {"RTX 4090", {"RTX 4090", 82.6e12, 1.008e12}},
-      {"B200", {"B200", 80e12, 8.0e12}},
+      {"H200", {"H200", 67e12, 4.8e12, 989e12}},
+      {"H100 PCIe", {"H100 PCIe", 51e12, 2.0e12, 756e12}},
+      {"H100", {"H100", 67e12, 3.35e12, 989e12}},
+      {"A100", {"A100", 19.5e12, 2.039e12, 312e12}},
+      {"L40S", {"L40S", 91.6e12, 0.864e12, 362e12}},
+      {"RTX 4090", {"RTX 4090", 82.6e12, 1.008e12, 165e12}},
+      {"B200", {"B200", 80e12, 8.0e12, 2250e12}},
   }};
   for (const auto& [key, peaks] : known) {
     if (device_name.find(key) != std::string::npos) return peaks;
@@ -25,6 +26,12 @@ SpeedOfLight speed_of_light(const task::ManifestEntry& entry, const DevicePeaks&
   const double compute_us = peaks.fp32_flops > 0 ? entry.flops / peaks.fp32_flops * 1e6 : 0;
   const double memory_us = peaks.bytes_per_s > 0 ? entry.min_bytes / peaks.bytes_per_s * 1e6 : 0;
   return compute_us > memory_us ? SpeedOfLight{compute_us, "compute"} : SpeedOfLight{memory_us, "memory"};
+}
+
+double plausible_floor_us(const task::ManifestEntry& entry, const DevicePeaks& peaks, double margin) {
+  const double compute_us = peaks.tensor_flops > 0 ? entry.flops / peaks.tensor_flops * 1e6 : 0;
+  const double memory_us = peaks.bytes_per_s > 0 ? entry.min_bytes / peaks.bytes_per_s * 1e6 : 0;
+  return margin * std::max(compute_us, memory_us);
 }
 
 }  // namespace kernelrl::eval

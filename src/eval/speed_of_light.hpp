@@ -15,6 +15,7 @@ struct DevicePeaks {
   std::string model;        // e.g. "H200"
   double fp32_flops = 0;    // per second, dense, CUDA cores
   double bytes_per_s = 0;   // memory bandwidth
+  double tensor_flops = 0;  // per second, dense 16-bit tensor cores: the most any kernel can reach
 };
 
 // Published peaks of known data-centre GPUs, matched on the device name ("NVIDIA H200" -> H200);
@@ -27,5 +28,11 @@ struct SpeedOfLight {
 };
 
 SpeedOfLight speed_of_light(const task::ManifestEntry& entry, const DevicePeaks& peaks);
+
+// The roofline no honest kernel can beat: the task's FLOPs at the tensor-core peak or its minimum
+// bytes at the memory peak, whichever takes longer, with `margin` for data-sheet and timer error
+// (a runtime under `margin` x the bound is implausible). Inputs are flushed from L2 before every
+// timed call, so the memory bound holds.
+double plausible_floor_us(const task::ManifestEntry& entry, const DevicePeaks& peaks, double margin = 0.8);
 
 }  // namespace kernelrl::eval

@@ -103,5 +103,22 @@ TEST(SpeedOfLight, IsTheSlowerOfComputeAndMemoryOnTheDevicesPeaks) {
   EXPECT_FALSE(peaks_for_device("Some Unknown GPU"));
 }
 
+TEST(SpeedOfLight, PlausibleFloorUsesTheTensorCorePeakAndAMargin) {
+  auto h200 = peaks_for_device("NVIDIA H200");
+  ASSERT_TRUE(h200);
+  task::ManifestEntry matmul;
+  matmul.flops = 2.0 * 4096 * 4096 * 4096;
+  matmul.min_bytes = 3.0 * 4096 * 4096 * 4;
+  // 137.4 GFLOP at 989 TFLOP/s = 139.0 us; 201 MB at 4.8 TB/s = 41.9 us: compute-bound floor.
+  EXPECT_NEAR(plausible_floor_us(matmul, *h200, 1.0), 137438953472.0 / 989e12 * 1e6, 1e-6);
+  EXPECT_NEAR(plausible_floor_us(matmul, *h200), 0.8 * 137438953472.0 / 989e12 * 1e6, 1e-6);
+  // The floor sits below the FP32 speed of light: tensor-core kernels within tolerance are fine.
+  EXPECT_LT(plausible_floor_us(matmul, *h200), speed_of_light(matmul, *h200).us);
+  task::ManifestEntry relu;
+  relu.flops = 134217728;
+  relu.min_bytes = 1073741824;
+  EXPECT_NEAR(plausible_floor_us(relu, *h200), 0.8 * 1073741824.0 / 4.8e12 * 1e6, 1e-6);  // 179 us
+}
+
 }  // namespace
 }  // namespace kernelrl::eval
