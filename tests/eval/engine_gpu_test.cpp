@@ -1,8 +1,15 @@
-// The engine on a GPU (label `gpu`): the native ladder classified right, each rung followed by a
-// correct candidate that must still score OK, and the shipped native examples correct and timed.
+// The engine on a GPU (label `gpu`): the native ladder and the native adversarial corpus classified
+// right, each entry followed by a correct candidate that must still score OK, and the shipped
+// native examples correct and timed.
 // Without a usable GPU every test here is reported as SKIPPED, never as passed.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "common/fs.hpp"
 #include "eval/batch_file.hpp"
 #include "engine_test_util.hpp"
 
@@ -53,6 +60,58 @@ TEST_F(EngineGpuTest, NativeLadderIsClassifiedAndTheEngineKeepsWorking) {
     EXPECT_EQ(after->status, common::Status::OK) << "after " << e.job.candidate << ": " << after->error.message;
   }
   EXPECT_GE(n, 8);
+}
+
+// Indexes of the entries of a batch file marked "known_gap": true: hacks the engine does not catch
+// yet, listed with the status they get today (tests/adversarial/README.md) but not run by tests.
+std::set<std::size_t> known_gap_entries(const std::string& batch_file) {
+  std::set<std::size_t> gaps;
+  auto text = common::read_file(source_path(batch_file));
+  EXPECT_TRUE(text) << batch_file;
+  if (!text) return gaps;
+  auto j = nlohmann::json::parse(*text, nullptr, false);
+  if (!j.is_array()) return gaps;  // JSON lines: no known gaps there
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    if (j[i].is_object() && j[i].value("known_gap", false)) gaps.insert(i);
+  }
+  return gaps;
+}
+
+// Every "device": "cuda" entry of the adversarial corpus (known gaps aside) gets its expected
+// status, and the correct native candidate evaluated right after each still scores OK: a hack
+// must not leave the device, the worker or the engine unusable (memory bombs, sticky errors).
+TEST_F(EngineGpuTest, AdversarialCorpusOnTheGpuScoresZero) {
+  const std::string corpus = "tests/adversarial/adversarial.json";
+  auto entries = read_batch_file(source_path(corpus));
+  ASSERT_TRUE(entries) << entries.error().message;
+  const std::set<std::size_t> gaps = known_gap_entries(corpus);
+  const EvalJob correct{source_path("tests/ladder/task_softmax.py"), source_path("tests/ladder/native/correct_fast.cu"),
+                        std::nullopt, std::nullopt};
+  int n = 0;
+  for (std::size_t i = 0; i < entries->size(); ++i) {
+    const auto& e = (*entries)[i];
+    if (e.device.value_or("cpu") != "cuda" || !e.expect) continue;
+    if (gaps.contains(i)) {
+      std::printf("adversarial %-34s known gap, not run\n", e.job.candidate.filename().c_str());
+      continue;
+    }
+    ++n;
+    auto r = engine_->evaluate(e.job);
+    ASSERT_TRUE(r) << e.job.candidate << ": " << r.error().message;
+    EXPECT_EQ(common::to_string(r->status), common::to_string(*e.expect))
+        << e.job.candidate << ": " << r->error.message << "\n" << r->error.compile_log;
+    if (r->status != common::Status::OK) {
+      EXPECT_FALSE(r->correct) << e.job.candidate;
+      EXPECT_EQ(r->speedup, 0) << e.job.candidate;
+      EXPECT_FALSE(r->error.message.empty()) << e.job.candidate;
+    }
+    std::printf("adversarial %-34s %-14s %s\n", e.job.candidate.filename().c_str(),
+                std::string(common::to_string(r->status)).c_str(), r->error.message.substr(0, 110).c_str());
+    auto after = engine_->evaluate(correct);
+    ASSERT_TRUE(after) << "after " << e.job.candidate << ": " << after.error().message;
+    EXPECT_EQ(after->status, common::Status::OK) << "after " << e.job.candidate << ": " << after->error.message;
+  }
+  EXPECT_GE(n, 7);
 }
 
 TEST_F(EngineGpuTest, NativeExamplesAreCorrectAndTimed) {

@@ -5,9 +5,13 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "common/fs.hpp"
 #include "eval/batch_file.hpp"
@@ -55,15 +59,36 @@ TEST_F(EngineHostTest, CorrectHostCandidateIsTimedAgainstTheReference) {
   EXPECT_TRUE(r.versions.contains("torch"));
 }
 
-// Every CPU entry of a batch file with an "expect" gets that status, and a correct candidate
-// evaluated right after each still scores OK. Returns the number of entries run.
+// Indexes of the entries of a batch file marked "known_gap": true: hacks the engine does not catch
+// yet, listed with the status they get today (tests/adversarial/README.md) but not run by tests.
+std::set<std::size_t> known_gap_entries(const std::string& batch_file) {
+  std::set<std::size_t> gaps;
+  auto text = common::read_file(source_path(batch_file));
+  EXPECT_TRUE(text) << batch_file;
+  if (!text) return gaps;
+  auto j = nlohmann::json::parse(*text, nullptr, false);
+  if (!j.is_array()) return gaps;  // JSON lines: no known gaps there
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    if (j[i].is_object() && j[i].value("known_gap", false)) gaps.insert(i);
+  }
+  return gaps;
+}
+
+// Every CPU entry of a batch file with an "expect" and no "known_gap" gets that status, and a
+// correct candidate evaluated right after each still scores OK. Returns the number of entries run.
 int expect_statuses_and_recovery(Engine& engine, const std::string& batch_file, const EvalJob& correct) {
   auto entries = read_batch_file(source_path(batch_file));
   EXPECT_TRUE(entries) << entries.error().message;
   if (!entries) return 0;
+  const std::set<std::size_t> gaps = known_gap_entries(batch_file);
   int n_cpu = 0;
-  for (const auto& e : *entries) {
+  for (std::size_t i = 0; i < entries->size(); ++i) {
+    const auto& e = (*entries)[i];
     if (e.device.value_or("cpu") != "cpu" || !e.expect) continue;
+    if (gaps.contains(i)) {
+      std::printf("known gap, not run: %s\n", e.job.candidate.filename().c_str());
+      continue;
+    }
     ++n_cpu;
     auto r = engine.evaluate(e.job);
     EXPECT_TRUE(r) << e.job.candidate << ": " << r.error().message;
@@ -83,7 +108,7 @@ int expect_statuses_and_recovery(Engine& engine, const std::string& batch_file, 
 
 TEST_F(EngineHostTest, AdversarialCorpusOnTheCpuScoresZero) {
   const EvalJob correct{source_path(small_task_), source_path(correct_), std::nullopt, std::nullopt};
-  EXPECT_GE(expect_statuses_and_recovery(*engine_, "tests/adversarial/adversarial.json", correct), 15);
+  EXPECT_GE(expect_statuses_and_recovery(*engine_, "tests/adversarial/adversarial.json", correct), 29);
   auto r = engine_->evaluate({source_path(small_task_), source_path("tests/adversarial/host/opens_network.cpp"),
                               std::nullopt, std::nullopt});
   ASSERT_TRUE(r);
@@ -237,7 +262,9 @@ TEST(EngineWorkers, SeveralWorkersEvaluateABatchConcurrentlyWithTheSameVerdicts)
   for (std::size_t i = 0; i < cases.size(); ++i) {
     ASSERT_TRUE(results[i]) << results[i].error().message;
     EXPECT_EQ(common::to_string(results[i]->status), common::to_string(cases[i].second)) << cases[i].first;
-    if (results[i]->correct) EXPECT_GT(results[i]->speedup, 0);
+    if (results[i]->correct) {
+      EXPECT_GT(results[i]->speedup, 0);
+    }
   }
 }
 
