@@ -1,7 +1,8 @@
 // Benchmarks of the evaluation engine, all measured in one run on this machine:
 //   1. cold compile and cache hit per native candidate (sequential, uncontended)
 //   2. throughput of a batch through the native path vs the same kernels through the kernelbench
-//      (load_inline) path, as a ratio; per-candidate overhead beyond the kernels' own GPU time
+//      (load_inline) path, as a ratio; per-candidate overhead beyond the kernels' own GPU time, in
+//      the batch and for one candidate on an idle engine
 //   3. timing fidelity: one kernel evaluated 5 times (reference re-timed each time)
 // usage: kernelrl_bench CANDIDATE_DIR [--skip-kernelbench | --only-kernelbench | --compile-only]
 //                       [--fidelity-task T --fidelity-candidate C] [--native-per-min X]
@@ -182,6 +183,36 @@ void bench_kernelbench_batch(const fs::path& dir, const fs::path& scratch, const
   }
 }
 
+// 2c. One candidate on an idle engine (worker warm, task reference already timed, its own
+// compile cold): compile + child time beyond the kernels' own GPU time, the latency a single
+// evaluation pays without queueing behind a batch.
+void bench_single_latency(const std::vector<eval::BatchEntry>& native, const fs::path& scratch,
+                          const eval::EngineConfig& base, Report& report) {
+  if (native.size() < 2) return;
+  eval::EngineConfig config = base;
+  config.cache_dir = scratch / "cache-single";
+  auto engine = eval::Engine::create(config);
+  if (!engine) {
+    std::cerr << "engine: " << engine.error().message << "\n";
+    return;
+  }
+  (void)(*engine)->evaluate(native[0].job);  // warms the worker and times the task's reference
+  std::vector<double> beyond_gpu_ms;
+  const auto& o = config.options;
+  for (std::size_t i = 1; i < std::min<std::size_t>(native.size(), 6); ++i) {
+    auto r = (*engine)->evaluate(native[i].job);
+    if (!r || !r->correct) continue;
+    auto phase = [&](const char* k) { return r->phases_ms.count(k) ? r->phases_ms.at(k) : 0.0; };
+    const double cand_calls = o.n_trials + o.n_warmup + r->runtime.n;
+    const double ref_calls = o.n_trials + 1 + std::min(2, o.n_trials);
+    const double own_gpu_ms = (cand_calls * r->runtime.mean_us + ref_calls * r->ref_runtime.mean_us) / 1000.0;
+    beyond_gpu_ms.push_back(phase("compile") + phase("child_total") - own_gpu_ms);
+  }
+  report.add({"single candidate, idle engine: compile + child beyond GPU time (median ms, n=" +
+                  std::to_string(beyond_gpu_ms.size()) + ")",
+              fmt(median(beyond_gpu_ms)), "-", "-", "<= 1000"});
+}
+
 // 3. The same kernel evaluated 5 times, the reference re-timed each time.
 void bench_fidelity(const std::string& task, const std::string& candidate, const fs::path& scratch,
                     const eval::EngineConfig& base, Report& report) {
@@ -250,6 +281,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     native_per_min = bench_native_batch(dir, *scratch, base, report);
+    bench_single_latency(*native, *scratch, base, report);
   }
   if (!skip_kb) bench_kernelbench_batch(dir, *scratch, base, native_per_min, report);
   if (!fid_task.empty() && !only_kb) bench_fidelity(fid_task, fid_cand, *scratch, base, report);
