@@ -55,6 +55,8 @@ void compare_floats(const void* actual_ptr, const void* expected_ptr, Range rang
     if (std::isfinite(a) && e_finite) {
       const double abs_error = std::fabs(a - e);
       note_errors(r, abs_error, e);
+      r.sum_sq_error += abs_error * abs_error;
+      r.sum_sq_expected += e * e;
       if (!(abs_error <= tol.atol + tol.rtol * std::fabs(e))) note_mismatch(r, i, a, e);
       continue;
     }
@@ -135,6 +137,8 @@ void merge_into(CompareResult& total, const CompareResult& part) {
   total.n_nonfinite_actual += part.n_nonfinite_actual;
   total.max_abs_error = std::max(total.max_abs_error, part.max_abs_error);
   total.max_rel_error = std::max(total.max_rel_error, part.max_rel_error);
+  total.sum_sq_error += part.sum_sq_error;
+  total.sum_sq_expected += part.sum_sq_expected;
   total.ok = total.n_mismatch == 0;
 }
 

@@ -2,6 +2,7 @@
 // on the host, and says in one line what is wrong. Every kernel is judged here before it is timed.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -30,6 +31,10 @@ struct CompareResult {
   double actual_at_first_bad = 0;     // values at first_bad_index (bool: the raw actual byte)
   double expected_at_first_bad = 0;
   std::int64_t n_nonfinite_actual = 0;  // actual NaN/inf where the expected is finite
+  double sum_sq_error = 0;            // floats: sum of (a - e)^2 over pairs where both are finite
+  double sum_sq_expected = 0;         // floats: sum of e^2 over the same pairs
+  // ||a - e|| / ||e|| over those pairs (0 when ||e|| is 0); equal for any thread count up to rounding.
+  double relative_l2_error() const { return sum_sq_expected > 0 ? std::sqrt(sum_sq_error / sum_sq_expected) : 0.0; }
 };
 
 // Compares `numel` elements of `dtype` at `actual` and `expected` (host memory, unchanged).
