@@ -155,6 +155,7 @@ common::Expected<Report> report_from_run(const std::filesystem::path& run_dir_or
   Report report = compute_report(file->records, config);
   report.source = path.string();
   report.warnings = std::move(file->warnings);
+  report.turns = std::move(file->records);
   return report;
 }
 

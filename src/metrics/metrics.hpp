@@ -77,6 +77,7 @@ struct Report {
   std::vector<GroupMetrics> by_level;  // ascending level, "level none" last
   std::vector<GroupMetrics> by_split;  // ascending name, "split none" last
   std::vector<std::string> warnings;   // from reading the file
+  std::vector<TurnRecord> turns;       // every turn read, for the HTML drill-down
 };
 
 TaskMetrics task_metrics(const TaskTrajectories& task, const MetricsConfig& config = {});

@@ -2,6 +2,10 @@
 // <script> elements, so any "</" inside them is escaped to keep the element from closing early.
 #include "metrics/report_html.hpp"
 
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
 #include "common/fs.hpp"
 #include "metrics/report_json.hpp"
 #include "metrics/report_tables.hpp"
@@ -18,6 +22,9 @@ th:first-child, td:first-child { text-align: left; }
 .charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(420px, 1fr)); gap: 1.5em; }
 figure { margin: 0; } figcaption { font-size: 0.85em; color: #555; }
 .warnings { color: #a40; }
+details { margin: 0.3em 0; } summary { cursor: pointer; }
+pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; font-size: 0.85em; text-align: left; }
+td.feedback { text-align: left; max-width: 60em; }
 )css";
 
 // Draws the charts from the embedded report JSON (element #kernelrl-report-data).
@@ -76,6 +83,40 @@ std::string figure(const std::string& id, const std::string& caption) {
   return "<figure><canvas id=\"" + id + "\"></canvas><figcaption>" + escape_html(caption) + "</figcaption></figure>\n";
 }
 
+std::string fixed(double v, int digits) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+// Per task, per trajectory: every turn's status, score, speedup, feedback and code (folded).
+std::string drill_down(const std::vector<TurnRecord>& turns) {
+  std::map<std::string, std::map<int, std::vector<const TurnRecord*>>> by_task;
+  for (const auto& t : turns) by_task[t.task][t.trajectory].push_back(&t);
+  std::string out = "<h2>Trajectories</h2>\n";
+  for (auto& [task, trajectories] : by_task) {
+    out += "<details><summary>" + escape_html(task) + " (" + std::to_string(trajectories.size()) +
+           " trajectories)</summary>\n";
+    for (auto& [index, list] : trajectories) {
+      std::sort(list.begin(), list.end(), [](const TurnRecord* a, const TurnRecord* b) { return a->turn < b->turn; });
+      out += "<details><summary>trajectory " + std::to_string(index) + "</summary>\n<table>\n"
+             "<tr><th>turn</th><th>status</th><th>score</th><th>speedup</th><th>feedback</th></tr>\n";
+      for (const TurnRecord* t : list) {
+        out += "<tr><td>" + std::to_string(t->turn) + "</td><td>" + escape_html(t->status) + "</td><td>" +
+               fixed(t->score, 3) + "</td><td>" + (t->speedup ? fixed(*t->speedup, 2) + "x" : "-") +
+               "</td><td class=\"feedback\">" + escape_html(t->feedback) + "</td></tr>\n";
+        if (!t->code.empty()) {
+          out += "<tr><td></td><td colspan=\"4\"><details><summary>code, turn " + std::to_string(t->turn) +
+                 "</summary><pre>" + escape_html(t->code) + "</pre></details></td></tr>\n";
+        }
+      }
+      out += "</table></details>\n";
+    }
+    out += "</details>\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 common::Expected<std::string> load_chart_js(const std::filesystem::path& path) {
@@ -123,6 +164,7 @@ std::string render_html(const Report& report, const std::string& chart_js_source
   out += "</div>\n";
   out += html_table(fast_p_table(report));
   out += html_table(task_table(report));
+  if (!report.turns.empty()) out += drill_down(report.turns);
   out += "<script type=\"application/json\" id=\"kernelrl-report-data\">" + escape_script_end(to_json(report).dump()) +
          "</script>\n<script>" + chart_script + "</script>\n</body>\n</html>\n";
   return out;

@@ -75,6 +75,22 @@ Expected<TurnRecord> read_full_record(const json& j, const TurnKey& key, const L
   r.speedup = *speedup;
   r.return_ = *ret;
   r.advantage = *advantage;
+  auto text = [&](const json& v) { return v.is_string() ? v.get<std::string>() : std::string(); };
+  if (j.contains("code")) r.code = text(j["code"]);
+  if (j.contains("score") && j["score"].is_number()) r.score = j["score"].get<double>();
+  if (j.contains("policy_error") && j["policy_error"].is_string()) {
+    r.status = "POLICY_ERROR";
+    r.feedback = j["policy_error"].get<std::string>();
+  } else if (j.contains("parse_error") && j["parse_error"].is_string()) {
+    r.status = "PARSE_ERROR";
+    r.feedback = j["parse_error"].get<std::string>();
+  } else if (j.contains("result") && j["result"].is_object()) {
+    const json& result = j["result"];
+    if (result.contains("status")) r.status = text(result["status"]);
+    if (result.contains("error") && result["error"].is_object() && result["error"].contains("message")) {
+      r.feedback = text(result["error"]["message"]);
+    }
+  }
   return r;
 }
 

@@ -23,6 +23,11 @@ struct TurnRecord {
   std::optional<double> speedup;     // reference / candidate median time; none when not timed
   std::optional<double> return_;     // discounted return; none until the task's group completed
   std::optional<double> advantage;   // none until the task's group completed
+  // For the report's drill-down: what was tried and what came back.
+  std::string code;                  // the parsed kernel; empty after a parse error
+  std::string status;                // the engine's status, or PARSE_ERROR / POLICY_ERROR / "" when none
+  std::string feedback;              // the error message, parse error or policy error; empty when correct
+  double score = 0;
 };
 
 struct TrajectoryFile {

@@ -143,10 +143,10 @@ TEST(metrics_group, KsStopAtTheSmallestTaskAndShortTasksKeepTheirLastTurn) {
   // Task a: 4 trajectories of 3 turns; task b: 2 trajectories of 1 turn.
   std::vector<TurnRecord> records;
   for (int i = 0; i < 4; ++i) {
-    for (int turn = 1; turn <= 3; ++turn) records.push_back({"a.py", "a", 1, "train", i, turn, turn == 3, 2.0, {}, {}});
+    for (int turn = 1; turn <= 3; ++turn) records.push_back({"a.py", "a", 1, "train", i, turn, turn == 3, 2.0, {}, {}, "", "", "", 0});
   }
-  records.push_back({"b.py", "b", 1, "train", 0, 1, true, 1.0, {}, {}});
-  records.push_back({"b.py", "b", 1, "train", 1, 1, false, {}, {}, {}});
+  records.push_back({"b.py", "b", 1, "train", 0, 1, true, 1.0, {}, {}, "", "", "", 0});
+  records.push_back({"b.py", "b", 1, "train", 1, 1, false, {}, {}, {}, "", "", "", 0});
   Report r = compute_report(records);
   expect_ks(r.overall.pass_at_k, {{1, (1 + 0.5) / 2}, {2, 1.0}});
   expect_turns(r.overall.by_turn, {{1, 0.25, 0.25}, {2, 0.25, 0.25}, {3, 0.75, 1.25}});

@@ -152,4 +152,33 @@ TEST(metrics_report_html, DebianChartJsLoads) {
 }
 
 }  // namespace
+TEST(metrics_report_html, DrillsDownToEachTrajectorysTurnsWithEscapedCode) {
+  Report report = hand_made_report();
+  TurnRecord wrong;
+  wrong.task = "tasks/level1/001_relu.py";
+  wrong.trajectory = 3;
+  wrong.turn = 1;
+  wrong.code = "__global__ void k() { if (a < b && c > d) {} }";
+  wrong.status = "WRONG_OUTPUT";
+  wrong.feedback = "output 0: 12 of 1024 elements differ";
+  TurnRecord right = wrong;
+  right.turn = 2;
+  right.status = "OK";
+  right.feedback.clear();
+  right.score = 1.8;
+  right.speedup = 1.5;
+  report.turns = {right, wrong};  // out of order on purpose
+  const std::string html = render_html(report, "/* chart */");
+  EXPECT_NE(html.find("<summary>tasks/level1/001_relu.py (1 trajectories)</summary>"), std::string::npos);
+  EXPECT_NE(html.find("<summary>trajectory 3</summary>"), std::string::npos);
+  EXPECT_NE(html.find("a &lt; b &amp;&amp; c &gt; d"), std::string::npos);
+  EXPECT_EQ(html.find("a < b && c > d"), std::string::npos);
+  const auto first = html.find("<td>1</td><td>WRONG_OUTPUT</td>");
+  const auto second = html.find("<td>2</td><td>OK</td><td>1.800</td><td>1.50x</td>");
+  ASSERT_NE(first, std::string::npos);
+  ASSERT_NE(second, std::string::npos);
+  EXPECT_LT(first, second);
+  EXPECT_NE(html.find("output 0: 12 of 1024 elements differ"), std::string::npos);
+}
+
 }  // namespace kernelrl::metrics
