@@ -75,6 +75,8 @@ std::string feedback_line(const std::optional<std::string>& parse_error, const e
   return "unknown outcome";
 }
 
+std::string no_response_line(const std::string& policy_error) { return "no response: " + policy_error; }
+
 BuiltPrompt build_prompt(const PromptTemplates& t, const std::string& task_source, const std::vector<Attempt>& previous,
                          int turn, const PromptConfig& config) {
   std::string head = fill(t.base, {{"gpu", config.gpu}, {"format_rules", t.format_rules}, {"task_source", task_source}});

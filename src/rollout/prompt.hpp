@@ -45,6 +45,9 @@ struct Attempt {
 // excerpt), runtime error or timeout, incorrect (with the mismatch), or correct with the speedup.
 std::string feedback_line(const std::optional<std::string>& parse_error, const eval::EvalResult& result);
 
+// The feedback line of a turn the policy gave no response to (after its retries): "no response: ERROR".
+std::string no_response_line(const std::string& policy_error);
+
 struct PromptConfig {
   std::string gpu = "an NVIDIA H200";  // named in the base prompt
   std::size_t max_chars = 96000;       // budget for all messages; older attempts go first

@@ -2,7 +2,8 @@
 // all behaviour lives in the libraries under src/.
 //
 // Exit codes: 0 evaluated (whatever the candidate's status), 2 could not evaluate (bad task, missing
-// file, no device; `report`: unreadable trajectories or Chart.js file), 64 usage error. `eval --batch --check-expect` exits 1 when a status differs
+// file, no device; `report`: unreadable trajectories or Chart.js file; `rollout`: a failure that
+// stopped the run, or no HTTP policy in this build), 64 usage error. `eval --batch --check-expect` exits 1 when a status differs
 // from the entry's "expect"; `tasks check` exits 1 when a task fails its checks.
 #include <unistd.h>
 
@@ -23,6 +24,10 @@
 #include "metrics/report_html.hpp"
 #include "metrics/report_json.hpp"
 #include "metrics/report_text.hpp"
+#include "rollout/runner.hpp"
+#if KERNELRL_HAVE_HTTP_POLICY
+#include "rollout/http_policy.hpp"
+#endif
 
 namespace {
 
@@ -31,6 +36,7 @@ using namespace kernelrl;
 constexpr int kEvaluated = 0;
 constexpr int kExpectationFailed = 1;
 constexpr int kCouldNotEvaluate = 2;
+constexpr int kUsageError = 64;
 
 std::string self_binary() {
   char buf[4096];
@@ -183,6 +189,102 @@ int run_report(const ReportArgs& a) {
   return kEvaluated;
 }
 
+struct RolloutArgs {
+  rollout::RolloutConfig config;
+  std::string format = "native", strategy = "mxn", return_kind = "sum", advantage_kind = "grpo_task";
+  // The policy server (policy::ChatClientConfig, which exists only with cpp-httplib).
+  std::string base_url = "http://127.0.0.1:8000/v1", model, api_key_env = "OPENAI_API_KEY";
+  double temperature = 0.9, top_p = 1.0;
+  int max_tokens = 8192;
+  bool logprobs = false;
+};
+
+void add_rollout_options(CLI::App* cmd, RolloutArgs& r) {
+  auto& c = r.config;
+  cmd->add_option("--tasks", c.tasks, "task files or folders (searched recursively)")->required();
+  cmd->add_option("--split", c.split, "tasks of this manifest split")
+      ->check(CLI::IsMember({"train", "test", "all"}))->capture_default_str();
+  cmd->add_option("--format", r.format, "candidate format the model writes")
+      ->check(CLI::IsMember({"native", "host", "kernelbench"}))->capture_default_str();
+  cmd->add_option("--strategy", r.strategy, "mxn (m x n), parallel (m x 1), serial (1 x n) or beam")
+      ->check(CLI::IsMember({"mxn", "parallel", "serial", "beam"}))->capture_default_str();
+  cmd->add_option("--trajectories", c.n_trajectories, "m: trajectories per task")->capture_default_str();
+  cmd->add_option("--turns", c.n_turns, "n: turns per trajectory")->capture_default_str();
+  cmd->add_option("--beam-width", c.beam_width, "beam: trajectories kept after each turn (divides m)")->capture_default_str();
+  cmd->add_option("--concurrency", c.concurrency, "trajectories generating or evaluating at once")->capture_default_str();
+  cmd->add_option("--max-policy-failures", c.max_policy_failures,
+                  "consecutive turns without a policy response (after retries) that stop the run")
+      ->capture_default_str();
+  cmd->add_option("--w-correct", c.score.w_correct, "score of a correct kernel on top of its speedup")->capture_default_str();
+  cmd->add_option("--gamma", c.returns.gamma, "discount per later turn in a turn's return")->capture_default_str();
+  cmd->add_option("--return", r.return_kind, "sum or max of discounted later scores")
+      ->check(CLI::IsMember({"sum", "max"}))->capture_default_str();
+  cmd->add_option("--advantage", r.advantage_kind, "advantage normalisation")
+      ->check(CLI::IsMember({"grpo_task", "grpo_per_turn", "leave_one_out_turn"}))->capture_default_str();
+  cmd->add_option("--prompts", c.templates_dir, "prompt templates folder (default: the source tree's prompts/)");
+  cmd->add_option("--example", c.example_file, "one-shot example answer (default: examples/vector_add/ for the format)");
+  cmd->add_option("--gpu-name", c.prompt.gpu, "GPU named in the prompt")->capture_default_str();
+  cmd->add_option("--prompt-chars", c.prompt.max_chars, "prompt budget; older attempts are dropped first")
+      ->capture_default_str();
+  cmd->add_option("--out", c.out_dir, "run directory (an existing one is resumed)")->required();
+  cmd->add_option("--base-url", r.base_url, "OpenAI-compatible server")->capture_default_str();
+  cmd->add_option("--model", r.model, "the server's model name");
+  cmd->add_option("--temperature", r.temperature, "sampling temperature")->capture_default_str();
+  cmd->add_option("--top-p", r.top_p, "nucleus sampling mass")->capture_default_str();
+  cmd->add_option("--max-tokens", r.max_tokens, "generated tokens per response")->capture_default_str();
+  cmd->add_option("--api-key-env", r.api_key_env, "environment variable holding the API key")->capture_default_str();
+  cmd->add_flag("--logprobs", r.logprobs, "ask for token log-probabilities (stored with each turn)");
+}
+
+int run_rollout(RolloutArgs r, const eval::EngineConfig& engine_config, const EvalArgs& a) {
+#if KERNELRL_HAVE_HTTP_POLICY
+  r.config.format = *common::parse_format(r.format);  // the option checks allow only valid names
+  r.config.strategy = *rollout::parse_strategy(r.strategy);
+  r.config.returns.kind = r.return_kind == "max" ? rl::ReturnKind::DISCOUNTED_MAX : rl::ReturnKind::DISCOUNTED_SUM;
+  r.config.advantage.kind = *rl::parse_advantage_kind(r.advantage_kind);
+  if (auto checked = rollout::resolve(r.config); !checked) {  // before the engine takes seconds to start
+    std::cerr << "kernelrl rollout: " << checked.error().message << "\n";
+    return kUsageError;
+  }
+  r.config.show_progress = common::stderr_is_tty();
+  policy::ChatClientConfig chat;
+  chat.base_url = r.base_url;
+  chat.model = r.model;
+  chat.api_key_env = r.api_key_env;
+  chat.temperature = r.temperature;
+  chat.top_p = r.top_p;
+  chat.max_tokens = r.max_tokens;
+  chat.logprobs = r.logprobs;
+  chat.max_in_flight = r.config.concurrency;
+  auto policy = rollout::HttpPolicy::create(chat);
+  if (!policy) {
+    std::cerr << "kernelrl rollout: " << policy.error().message << "\n";
+    return kCouldNotEvaluate;
+  }
+  auto engine = make_engine(engine_config, a);
+  if (!engine) {
+    std::cerr << "kernelrl rollout: could not start the engine: " << engine.error().message << "\n";
+    return kCouldNotEvaluate;
+  }
+  auto summary = rollout::RolloutRunner(r.config, **policy, **engine).run();
+  if (!summary) {
+    std::cerr << "kernelrl rollout: " << summary.error().message << "\n";
+    return kCouldNotEvaluate;
+  }
+  std::cout << "rollout " << r.config.out_dir.string() << (summary->resumed ? " (resumed)" : "") << ": "
+            << summary->n_tasks << " tasks, " << summary->n_turns_run << " turns run (" << summary->n_correct_run
+            << " correct, " << summary->n_parse_errors_run << " unparsable, " << summary->n_policy_errors_run
+            << " without response), " << summary->n_turns_found
+            << " found from before, " << summary->n_turns_total << " in all\n";
+  return kEvaluated;
+#else
+  (void)r, (void)engine_config, (void)a;
+  std::cerr << "kernelrl rollout: this build has no HTTP policy client; HTTP policies need libcpp-httplib "
+               "(install libcpp-httplib-dev and reconfigure)\n";
+  return kCouldNotEvaluate;
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -253,6 +355,14 @@ int main(int argc, char** argv) {
   report_cmd->add_option("--chart-js", report_args.chart_js, "Chart.js file inlined into the HTML report")
       ->capture_default_str();
 
+  RolloutArgs rollout_args;
+  auto* rollout_cmd = app.add_subcommand("rollout", "multi-turn rollouts of a policy server over tasks (resumable)");
+  add_rollout_options(rollout_cmd, rollout_args);
+  rollout_cmd->add_flag("--no-cache", a.no_cache, "compile even when the cache has the artifact");
+  rollout_cmd->add_option("--cache-dir", a.cache_dir, "compile cache folder (default ~/.cache/kernelrl/compile)");
+  rollout_cmd->add_option("--arch", a.arch, "CUDA compute capability to compile for (default: the device's)");
+  add_engine_options(rollout_cmd, config);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -278,6 +388,7 @@ int main(int argc, char** argv) {
     return single ? run_single(**engine, a) : run_batch(**engine, a);
   }
   if (report_cmd->parsed()) return run_report(report_args);
+  if (rollout_cmd->parsed()) return run_rollout(rollout_args, config, a);
   if (show_cmd->parsed()) {
     auto engine = make_engine(config, a);
     if (!engine) {

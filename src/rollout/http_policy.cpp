@@ -1,0 +1,36 @@
+#include "rollout/http_policy.hpp"
+
+namespace kernelrl::rollout {
+
+common::Expected<std::unique_ptr<HttpPolicy>> HttpPolicy::create(policy::ChatClientConfig config) {
+  auto client = policy::ChatClient::create(std::move(config));
+  if (!client) return client.error();
+  return std::unique_ptr<HttpPolicy>(new HttpPolicy(std::move(*client)));
+}
+
+common::Expected<PolicyResponse> HttpPolicy::generate(const std::vector<Message>& messages) {
+  std::vector<policy::ChatMessage> chat;
+  chat.reserve(messages.size());
+  for (const auto& m : messages) chat.push_back({m.role, m.content});
+  auto reply = client_->complete(chat);
+  if (!reply) return reply.error();
+  PolicyResponse r;
+  r.content = std::move(reply->content);
+  r.reasoning = std::move(reply->reasoning);
+  r.finish_reason = std::move(reply->finish_reason);
+  if (!reply->logprobs.empty()) {  // chat completions return token strings, not ids: token_ids stay empty
+    r.logprobs.emplace();
+    for (const auto& t : reply->logprobs) r.logprobs->push_back(t.logprob);
+  }
+  r.latency_ms = reply->latency_s * 1000.0;
+  return r;
+}
+
+nlohmann::json HttpPolicy::describe() const {
+  const auto& c = client_->config();
+  return {{"kind", "http"},          {"base_url", c.base_url},       {"model", c.model},
+          {"temperature", c.temperature}, {"top_p", c.top_p},         {"max_tokens", c.max_tokens},
+          {"logprobs", c.logprobs}};
+}
+
+}  // namespace kernelrl::rollout

@@ -1,0 +1,35 @@
+#include "rollout/scripted_policy.hpp"
+
+#include <cassert>
+#include <memory>
+
+namespace kernelrl::rollout {
+
+ScriptedPolicy::ScriptedPolicy(Script script, std::string name) : script_(std::move(script)), name_(std::move(name)) {}
+
+ScriptedPolicy ScriptedPolicy::from_list(std::vector<std::string> contents, std::string name) {
+  assert(!contents.empty());
+  auto shared = std::make_shared<const std::vector<std::string>>(std::move(contents));
+  return ScriptedPolicy(
+      [shared](const std::vector<Message>&, int call_index) -> common::Expected<PolicyResponse> {
+        PolicyResponse r;
+        r.content = (*shared)[static_cast<std::size_t>(call_index) % shared->size()];
+        r.finish_reason = "stop";
+        return r;
+      },
+      std::move(name));
+}
+
+common::Expected<PolicyResponse> ScriptedPolicy::generate(const std::vector<Message>& messages) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return script_(messages, n_calls_++);
+}
+
+nlohmann::json ScriptedPolicy::describe() const { return {{"kind", "scripted"}, {"name", name_}}; }
+
+int ScriptedPolicy::n_calls() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return n_calls_;
+}
+
+}  // namespace kernelrl::rollout

@@ -1,0 +1,39 @@
+// ScriptedPolicy: a test double for rollouts. It answers from a script (a function of the prompt
+// and the call's index) instead of a model, so tests can drive the runner deterministically and
+// count the calls made. Never used by `kernelrl rollout`.
+#pragma once
+
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "rollout/policy.hpp"
+
+namespace kernelrl::rollout {
+
+class ScriptedPolicy final : public Policy {
+ public:
+  // `call_index` counts calls from 0 in the order they arrive.
+  using Script = std::function<common::Expected<PolicyResponse>(const std::vector<Message>& messages, int call_index)>;
+
+  explicit ScriptedPolicy(Script script, std::string name = "scripted");
+
+  // Answers call i with contents[i % contents.size()] (finish reason "stop"); `contents` is not empty.
+  static ScriptedPolicy from_list(std::vector<std::string> contents, std::string name = "scripted");
+
+  // Calls the script under a lock: calls are serialised, so a script needs no locking of its own.
+  common::Expected<PolicyResponse> generate(const std::vector<Message>& messages) override;
+
+  nlohmann::json describe() const override;  // {"kind": "scripted", "name": NAME}
+
+  int n_calls() const;  // generate() calls so far
+
+ private:
+  Script script_;
+  std::string name_;
+  mutable std::mutex mutex_;
+  int n_calls_ = 0;
+};
+
+}  // namespace kernelrl::rollout

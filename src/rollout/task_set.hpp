@@ -1,0 +1,29 @@
+// The tasks of a rollout: task files given directly or found in folders, filtered by the split
+// their folder's manifest.json gives them, each with the source text its prompts show.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/expected.hpp"
+
+namespace kernelrl::rollout {
+
+struct RolloutTask {
+  std::filesystem::path path;        // as given, or as found under a given folder
+  std::string id;                    // file name without .py; names the task's candidates folder
+  std::optional<int> level;          // from the manifest; none when the task has no entry
+  std::optional<std::string> split;  // "train" / "test" from the manifest
+  std::string source;                // the task file's text
+};
+
+// Every task of `inputs` (files, or folders searched recursively) whose split passes `split`
+// ("all" keeps tasks without a manifest entry too), in the order given, each folder's files
+// sorted. Errors name the missing file or folder, an unreadable manifest, two tasks sharing an
+// id, or a selection that is empty.
+common::Expected<std::vector<RolloutTask>> load_tasks(const std::vector<std::filesystem::path>& inputs,
+                                                      const std::string& split);
+
+}  // namespace kernelrl::rollout

@@ -1,0 +1,69 @@
+#include "rollout/turn_step.hpp"
+
+#include "common/fs.hpp"
+#include "rollout/response_parser.hpp"
+#include "rollout/run_dir.hpp"
+
+namespace kernelrl::rollout {
+
+namespace fs = std::filesystem;
+using common::make_error;
+
+namespace {
+
+// Evaluates `code` as this turn's candidate file.
+common::Expected<eval::EvalResult> evaluate_code(const TurnContext& context, const TurnInput& input, const std::string& code) {
+  const fs::path file =
+      candidate_path(context.config.out_dir, context.config.format, input.task.id, input.trajectory, input.turn);
+  std::error_code ec;
+  fs::create_directories(file.parent_path(), ec);
+  if (ec) return make_error(file.parent_path().string() + ": cannot create: " + ec.message());
+  if (auto written = common::write_file_atomic(file, code); !written) return written.error();
+  auto result = context.evaluator.evaluate({input.task.path, file, context.config.format, std::nullopt});
+  if (!result) return make_error(input.task.path.string() + ": could not evaluate " + file.string() + ": " + result.error().message);
+  return result;
+}
+
+}  // namespace
+
+common::Expected<TurnRecord> run_turn(const TurnContext& context, const TurnInput& input) {
+  const RolloutConfig& config = context.config;
+  TurnRecord r;
+  r.task = input.task.path.string();
+  r.task_id = input.task.id;
+  r.level = input.task.level;
+  r.split = input.task.split;
+  r.trajectory = input.trajectory;
+  r.turn = input.turn;
+  r.parent = input.parent;
+  r.return_kind = rl::to_string(config.returns.kind);
+  r.advantage_kind = rl::to_string(config.advantage.kind);
+  r.messages = build_prompt(context.templates, input.task.source, input.previous, input.turn, config.prompt).messages;
+
+  auto response = context.policy.generate(r.messages);
+  if (!response) {  // a finished turn without a response: score 0, the trajectory goes on
+    r.policy_error = response.error().message;
+    r.score = 0;
+    return r;
+  }
+  r.response = std::move(*response);
+
+  const ParsedResponse parsed = parse_response(r.response.content, r.response.reasoning, config.format);
+  if (r.response.reasoning.empty()) r.response.reasoning = parsed.thoughts;  // thoughts from <think> tags
+  if (!parsed.ok) {
+    r.parse_error = parsed.error;
+    r.score = 0;
+    return r;
+  }
+  r.code = parsed.code;
+  r.summary = parsed.summary;
+  auto result = evaluate_code(context, input, parsed.code);
+  if (!result) return result.error();
+  r.correct = result->correct;
+  if (r.correct && result->speedup > 0) r.speedup = result->speedup;
+  r.score = rl::score(r.correct, r.speedup.value_or(0.0), config.score);
+  r.result = std::move(*result);
+  return r;
+}
+
+}  // namespace kernelrl::rollout

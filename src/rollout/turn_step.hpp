@@ -1,0 +1,40 @@
+// One turn of one trajectory: build the prompt from the earlier attempts, ask the policy, parse
+// the answer, write the kernel into the run directory, evaluate it and score it.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "common/expected.hpp"
+#include "rollout/evaluator.hpp"
+#include "rollout/policy.hpp"
+#include "rollout/prompt.hpp"
+#include "rollout/rollout_config.hpp"
+#include "rollout/task_set.hpp"
+#include "rollout/turn_record.hpp"
+
+namespace kernelrl::rollout {
+
+// What every turn of a run shares; all of it outlives the run.
+struct TurnContext {
+  const RolloutConfig& config;
+  const PromptTemplates& templates;
+  Policy& policy;
+  Evaluator& evaluator;
+};
+
+struct TurnInput {
+  const RolloutTask& task;
+  int trajectory = 0;
+  int turn = 1;
+  std::optional<TurnRef> parent;  // recorded for beam search
+  std::vector<Attempt> previous;  // the lineage's earlier turns, oldest first
+};
+
+// Runs one turn; the record's return and advantage stay empty. A parse error scores 0 and is not
+// evaluated. A policy that fails after its retries gives a record with `policy_error` set and
+// score 0 (the runner counts consecutive ones). An Error (candidate not writable, engine could
+// not evaluate) means no turn happened. Thread-safe when the policy and the evaluator are.
+common::Expected<TurnRecord> run_turn(const TurnContext& context, const TurnInput& input);
+
+}  // namespace kernelrl::rollout
