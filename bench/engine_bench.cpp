@@ -54,6 +54,21 @@ eval::EngineConfig engine_config(const fs::path& cache) {
   return c;
 }
 
+// The kernels' own GPU time in one evaluation: every candidate call (trials, warm-up, timed) and
+// every reference call (setup, trials, recheck, and its timing when this evaluation timed it).
+double own_gpu_ms(const eval::EvalResult& r, const eval::EvalOptions& o) {
+  const double cand_calls = o.n_trials + o.n_warmup + r.runtime.n;
+  const double ref_calls = o.n_trials + 1 + std::min(2, o.n_trials) +
+                           (r.phases_ms.count("ref_timing") ? o.n_warmup + r.ref_runtime.n : 0);
+  return (cand_calls * r.runtime.mean_us + ref_calls * r.ref_runtime.mean_us) / 1000.0;
+}
+
+// Compile and child time of one evaluation beyond its kernels' own GPU time.
+double latency_beyond_gpu_ms(const eval::EvalResult& r, const eval::EvalOptions& o) {
+  auto phase = [&](const char* k) { return r.phases_ms.count(k) ? r.phases_ms.at(k) : 0.0; };
+  return phase("compile") + phase("child_total") - own_gpu_ms(r, o);
+}
+
 struct BatchRun {
   int n = 0, n_correct = 0;
   double wall_s = 0;
@@ -91,14 +106,9 @@ BatchRun run_batch(const fs::path& batch, const fs::path& cache, const eval::Eng
     }
     if (r->correct) ++run.n_correct;
     if (!r->correct) std::cerr << r->candidate << ": " << common::to_string(r->status) << " " << r->error.message << "\n";
-    double cand_calls = o.n_trials + o.n_warmup + r->runtime.n;
-    gpu_ms += cand_calls * r->runtime.mean_us / 1000.0;
-    double ref_calls = o.n_trials + 1 + std::min(2, o.n_trials) + (r->phases_ms.count("ref_timing") ? o.n_warmup + r->ref_runtime.n : 0);
-    gpu_ms += ref_calls * r->ref_runtime.mean_us / 1000.0;
+    gpu_ms += own_gpu_ms(*r, o);
     for (const auto& [phase, ms] : r->phases_ms) run.phase_ms[phase].push_back(ms);
-    const double own_gpu_ms = (cand_calls * r->runtime.mean_us + ref_calls * r->ref_runtime.mean_us) / 1000.0;
-    auto phase = [&](const char* k) { return r->phases_ms.count(k) ? r->phases_ms.at(k) : 0.0; };
-    run.latency_beyond_gpu_ms.push_back(phase("compile") + phase("child_total") - own_gpu_ms);
+    run.latency_beyond_gpu_ms.push_back(latency_beyond_gpu_ms(*r, o));
   }
   run.gpu_ms_per_candidate = run.n ? gpu_ms / run.n : 0;
   return run;
@@ -198,15 +208,9 @@ void bench_single_latency(const std::vector<eval::BatchEntry>& native, const fs:
   }
   (void)(*engine)->evaluate(native[0].job);  // warms the worker and times the task's reference
   std::vector<double> beyond_gpu_ms;
-  const auto& o = config.options;
   for (std::size_t i = 1; i < std::min<std::size_t>(native.size(), 6); ++i) {
     auto r = (*engine)->evaluate(native[i].job);
-    if (!r || !r->correct) continue;
-    auto phase = [&](const char* k) { return r->phases_ms.count(k) ? r->phases_ms.at(k) : 0.0; };
-    const double cand_calls = o.n_trials + o.n_warmup + r->runtime.n;
-    const double ref_calls = o.n_trials + 1 + std::min(2, o.n_trials);
-    const double own_gpu_ms = (cand_calls * r->runtime.mean_us + ref_calls * r->ref_runtime.mean_us) / 1000.0;
-    beyond_gpu_ms.push_back(phase("compile") + phase("child_total") - own_gpu_ms);
+    if (r && r->correct) beyond_gpu_ms.push_back(latency_beyond_gpu_ms(*r, config.options));
   }
   report.add({"single candidate, idle engine: compile + child beyond GPU time (median ms, n=" +
                   std::to_string(beyond_gpu_ms.size()) + ")",

@@ -260,6 +260,52 @@ OutputCheck checked_outputs(const std::vector<py::object>& actual, const std::ve
   }
 }
 
+enum class CallKind { TRIAL, TIMED };
+
+// The verdict on one candidate call: its inputs and the model's parameters exactly as they were,
+// then the reference run on the untouched copy of the inputs and every output compared with the
+// candidate's; the reference's outputs are poisoned right after. Fills in the result (messages
+// say "while being timed" for a timed call) and returns false when the call is not correct.
+bool judge_call(Context& c, const std::vector<py::object>& inputs, const std::vector<py::object>& pristine,
+                const std::vector<py::object>& actual, CallKind kind, int trial) {
+  const std::string when = kind == CallKind::TIMED ? " while being timed" : "";
+  auto wrong = [&](const std::string& message, int index) {
+    c.result.status = common::Status::WRONG_OUTPUT;
+    c.result.error.message = message;
+    if (index >= 0) c.result.error.output_index = index;
+    c.result.error.trial = trial;
+    return false;
+  };
+  if (auto bad = first_changed(inputs, pristine); bad >= 0) {
+    return wrong("the candidate modified input " + std::to_string(bad) + when + " (inputs are read-only)", bad);
+  }
+  if (auto bad = first_changed(c.params, c.params_snapshot); bad >= 0) {
+    return wrong("the candidate modified parameter " + std::to_string(bad) + when + " (parameters are read-only)", -1);
+  }
+  std::vector<py::object> expected;
+  try {
+    expected = output_list(call_reference(c, pristine));
+  } catch (py::error_already_set& e) {
+    // The reference ran cleanly during setup, so a failure now follows from what the candidate did.
+    c.result.status = common::Status::RUNTIME_ERROR;
+    c.result.error.message = "the reference failed after the candidate ran" + when + ": " +
+                             task::format_python_error(e.what(), "");
+    c.result.error.trial = trial;
+    return false;
+  }
+  OutputCheck check = checked_outputs(actual, expected, c.req.options);
+  for (auto& o : expected) poison(o);  // the reference's outputs never stay readable on the device
+  c.result.tolerance = check.tolerance;
+  if (!check.ok) {
+    c.result.status = common::Status::WRONG_OUTPUT;
+    c.result.error = check.details;
+    if (kind == CallKind::TIMED) c.result.error.message = "outputs of timed calls are wrong: " + check.details.message;
+    c.result.error.trial = trial;
+    return false;
+  }
+  return true;
+}
+
 // Runs one trial: fresh inputs, poisoned outputs, the candidate first, then the reference on an
 // untouched copy. `keep`: the set is used for timing, so the untouched copy is kept for the recheck. Returns false (with the result filled in) when the candidate failed.
 bool run_trial(Context& c, Candidate& cand, int trial, bool keep, InputSet& set) {
@@ -291,42 +337,8 @@ bool run_trial(Context& c, Candidate& cand, int trial, bool keep, InputSet& set)
   std::vector<py::object> actual = cand.uses_preallocated_outputs() ? set.args.outputs : outcome.outputs;
   set.last_outputs = actual;
 
-  // Inputs and parameters must be exactly as they were.
-  if (auto bad = first_changed(set.args.inputs, pristine); bad >= 0) {
-    c.result.status = common::Status::WRONG_OUTPUT;
-    c.result.error.message = "the candidate modified input " + std::to_string(bad) + " (inputs are read-only)";
-    c.result.error.output_index = bad;
-    c.result.error.trial = trial;
-    return false;
-  }
-  if (auto bad = first_changed(c.params, c.params_snapshot); bad >= 0) {
-    c.result.status = common::Status::WRONG_OUTPUT;
-    c.result.error.message = "the candidate modified parameter " + std::to_string(bad) + " (parameters are read-only)";
-    c.result.error.trial = trial;
-    return false;
-  }
-
-  py::object ref;
-  try {
-    ref = call_reference(c, pristine);
-  } catch (py::error_already_set& e) {
-    // The reference ran cleanly during setup, so a failure now follows from what the candidate did.
-    c.result.status = common::Status::RUNTIME_ERROR;
-    c.result.error.message = "the reference failed after the candidate ran: " + task::format_python_error(e.what(), "");
-    c.result.error.trial = trial;
-    return false;
-  }
-  std::vector<py::object> ref_outs = output_list(ref);
-  OutputCheck check = checked_outputs(actual, ref_outs, c.req.options);
-  for (auto& o : ref_outs) poison(o);  // the reference's outputs never stay readable on the device
+  if (!judge_call(c, set.args.inputs, pristine, actual, CallKind::TRIAL, trial)) return false;
   set.pristine = keep ? pristine : std::vector<py::object>{};
-  c.result.tolerance = check.tolerance;
-  if (!check.ok) {
-    c.result.status = common::Status::WRONG_OUTPUT;
-    c.result.error = check.details;
-    c.result.error.trial = trial;
-    return false;
-  }
   return true;
 }
 
@@ -368,33 +380,11 @@ void redraw_inputs(Context& c, InputSet& set) {
   }
 }
 
-// After timing: the inputs of every kept set must still be as drawn, and the outputs of its last
-// timed call must match the reference run again on them. Fills in the result and returns false
-// otherwise.
+// After timing: every kept set's last timed call judged like a trial (inputs and parameters
+// unchanged, outputs matching the reference run again on the untouched inputs).
 bool recheck_timed_outputs(Context& c, std::vector<InputSet>& sets) {
   for (auto& set : sets) {
-    if (auto bad = first_changed(set.args.inputs, set.pristine); bad >= 0) {
-      c.result.status = common::Status::WRONG_OUTPUT;
-      c.result.error.message = "the candidate modified input " + std::to_string(bad) + " while being timed (inputs are read-only)";
-      c.result.error.output_index = bad;
-      return false;
-    }
-    std::vector<py::object> expected;
-    try {
-      expected = output_list(call_reference(c, set.pristine));
-    } catch (py::error_already_set& e) {
-      c.result.status = common::Status::RUNTIME_ERROR;
-      c.result.error.message = "the reference failed after the candidate was timed: " + task::format_python_error(e.what(), "");
-      return false;
-    }
-    OutputCheck check = checked_outputs(set.last_outputs, expected, c.req.options);
-    for (auto& o : expected) poison(o);
-    if (!check.ok) {
-      c.result.status = common::Status::WRONG_OUTPUT;
-      c.result.error = check.details;
-      c.result.error.message = "outputs of timed calls are wrong: " + check.details.message;
-      return false;
-    }
+    if (!judge_call(c, set.args.inputs, set.pristine, set.last_outputs, CallKind::TIMED, -1)) return false;
   }
   return true;
 }

@@ -41,6 +41,7 @@ struct Engine::Prepared {
   common::Format format = common::Format::NATIVE;
   std::string device;
   std::string task_hash;
+  std::optional<task::ManifestEntry> manifest;  // the task's entry in manifest.json beside it, if any
   std::shared_future<compile::CompileResult> compiled;
   std::optional<EvalResult> early;  // decided before any compile (file over the size limit)
   clock_type::time_point t_start;
@@ -160,6 +161,9 @@ common::Expected<Engine::Prepared> Engine::prepare(const EvalJob& job) {
   auto task_source = common::read_file(job.task, 16u << 20);
   if (!task_source) return task_source.error();
   p.task_hash = common::hash_hex(*task_source);
+  auto manifest = task::manifest_entry_for(job.task);
+  if (!manifest) return manifest.error();
+  p.manifest = std::move(*manifest);
 
   auto size = fs::file_size(job.candidate, ec);
   if (!ec && size > kMaxCandidateBytes) {
@@ -259,9 +263,7 @@ common::Expected<EvalResult> Engine::finish(const EvalJob& job, Prepared& p) {
     cache_hit = compiled.cache_hit;
     if (compiled.status == common::Status::OK) {
       evaluated = run_in_worker(job, p, compiled.artifact.string());
-      if (auto remeasured = check_roofline(job, p, compiled.artifact.string(), evaluated); !remeasured) {
-        return remeasured.error();
-      }
+      check_roofline(job, p, compiled.artifact.string(), evaluated);
     } else {
       evaluated = make_result(compiled.status, compiled.message);
       evaluated->error.compile_log = compiled.log_excerpt;
@@ -283,39 +285,34 @@ common::Expected<EvalResult> Engine::finish(const EvalJob& job, Prepared& p) {
   r.timestamp = utc_timestamp();
   if (!r.correct) r.speedup = 0;
   if (r.device == "cuda") {
-    auto bounds = roofline(job.task, r.device_info);
-    if (!bounds) return bounds.error();
-    r.sol_us = bounds->sol_us;
+    r.sol_us = roofline(p.manifest, r.device_info).sol_us;
     if (r.correct && r.runtime_us > 0) r.sol_fraction = r.sol_us / r.runtime_us;
   }
   return evaluated;
 }
 
-common::Expected<Engine::Roofline> Engine::roofline(const fs::path& task, const nlohmann::json& device_info) {
-  auto entry = task::manifest_entry_for(task);
-  if (!entry) return entry.error();
+Engine::Roofline Engine::roofline(const std::optional<task::ManifestEntry>& entry, const nlohmann::json& device_info) {
   auto peaks = peaks_for_device(device_info.is_object() ? device_info.value("name", std::string()) : std::string());
-  if (!*entry || !peaks) return Roofline{};
-  return Roofline{speed_of_light(**entry, *peaks).us, plausible_floor_us(**entry, *peaks)};
+  if (!entry || !peaks) return Roofline{};
+  return Roofline{speed_of_light(*entry, *peaks).us, plausible_floor_us(*entry, *peaks)};
 }
 
-common::Fallible Engine::check_roofline(const EvalJob& job, const Prepared& p, const std::string& artifact,
-                                        common::Expected<EvalResult>& evaluated) {
-  if (!evaluated || !evaluated->correct || evaluated->runtime_us <= 0 || evaluated->device != "cuda") return common::Ok{};
-  auto bounds = roofline(job.task, evaluated->device_info);
-  if (!bounds) return bounds.error();
-  auto implausible = [&](const EvalResult& r) { return r.correct && r.runtime_us < bounds->floor_us; };
-  if (!implausible(*evaluated)) return common::Ok{};
+void Engine::check_roofline(const EvalJob& job, const Prepared& p, const std::string& artifact,
+                            common::Expected<EvalResult>& evaluated) {
+  if (!evaluated || !evaluated->correct || evaluated->runtime_us <= 0 || evaluated->device != "cuda") return;
+  const double floor_us = roofline(p.manifest, evaluated->device_info).floor_us;
+  auto implausible = [&](const EvalResult& r) { return r.correct && r.runtime_us < floor_us; };
+  if (!implausible(*evaluated)) return;
   const double first_us = evaluated->runtime_us;
   evaluated = run_in_worker(job, p, artifact);  // measured again, from a fresh process
-  if (!evaluated) return common::Ok{};
+  if (!evaluated) return;
   evaluated->isolation["roofline_remeasured"] = true;
-  if (!implausible(*evaluated)) return common::Ok{};
+  if (!implausible(*evaluated)) return;
   char buf[256];
   std::snprintf(buf, sizeof buf,
                 "implausible speed: %.1f us and %.1f us when re-measured, under the task's roofline floor of %.1f us on "
                 "this GPU (its FLOPs at the tensor-core peak or its minimum bytes at the memory peak)",
-                first_us, evaluated->runtime_us, bounds->floor_us);
+                first_us, evaluated->runtime_us, floor_us);
   EvalResult rejected = make_result(common::Status::REJECTED, buf);
   rejected.device = evaluated->device;
   rejected.device_info = evaluated->device_info;
@@ -325,7 +322,6 @@ common::Fallible Engine::check_roofline(const EvalJob& job, const Prepared& p, c
   rejected.isolation = evaluated->isolation;
   rejected.phases_ms = evaluated->phases_ms;
   evaluated = std::move(rejected);
-  return common::Ok{};
 }
 
 common::Expected<EvalResult> Engine::evaluate(const EvalJob& job) {
@@ -429,11 +425,7 @@ common::Expected<TaskInfo> Engine::task_info(const fs::path& task) {
   auto entry = task::manifest_entry_for(task);
   if (!entry) return entry.error();
   info.manifest = *entry;
-  if (device_ == "cuda") {
-    auto bounds = roofline(task, info.device_info);
-    if (!bounds) return bounds.error();
-    info.sol_us = bounds->sol_us;
-  }
+  if (device_ == "cuda") info.sol_us = roofline(info.manifest, info.device_info).sol_us;
   return info;
 }
 

@@ -90,18 +90,17 @@ class Engine {
   common::Expected<Prepared> prepare(const EvalJob& job);
   common::Expected<EvalResult> finish(const EvalJob& job, Prepared& prepared);
   common::Expected<EvalResult> run_in_worker(const EvalJob& job, const Prepared& prepared, const std::string& artifact);
-  // Speed of light of `task` on the GPU named in `device_info` and the floor no honest kernel
-  // beats (eval/speed_of_light.hpp); zeros when the task has no manifest entry or the GPU is
-  // unknown. An unreadable manifest is an Error.
+  // Speed of light of a task (its manifest entry) on the GPU named in `device_info` and the floor
+  // no honest kernel beats (eval/speed_of_light.hpp); zeros without an entry or for an unknown GPU.
   struct Roofline {
     double sol_us = 0;
     double floor_us = 0;
   };
-  common::Expected<Roofline> roofline(const std::filesystem::path& task, const nlohmann::json& device_info);
+  static Roofline roofline(const std::optional<task::ManifestEntry>& entry, const nlohmann::json& device_info);
   // A correct result faster than the roofline floor is measured again in a fresh child; still
   // under it, it becomes REJECTED with both times in the message.
-  common::Fallible check_roofline(const EvalJob& job, const Prepared& p, const std::string& artifact,
-                                  common::Expected<EvalResult>& evaluated);
+  void check_roofline(const EvalJob& job, const Prepared& p, const std::string& artifact,
+                      common::Expected<EvalResult>& evaluated);
 
   EngineConfig config_;
   std::string device_;

@@ -1,6 +1,5 @@
 #include "eval/speed_of_light.hpp"
 
-#include <algorithm>
 #include <array>
 
 namespace kernelrl::eval {
@@ -22,16 +21,23 @@ std::optional<DevicePeaks> peaks_for_device(const std::string& device_name) {
   return std::nullopt;
 }
 
-SpeedOfLight speed_of_light(const task::ManifestEntry& entry, const DevicePeaks& peaks) {
-  const double compute_us = peaks.fp32_flops > 0 ? entry.flops / peaks.fp32_flops * 1e6 : 0;
-  const double memory_us = peaks.bytes_per_s > 0 ? entry.min_bytes / peaks.bytes_per_s * 1e6 : 0;
+namespace {
+
+// The roofline at a given compute peak: the slower of the task's FLOPs and its minimum bytes.
+SpeedOfLight roofline_at(const task::ManifestEntry& entry, double flops_per_s, double bytes_per_s) {
+  const double compute_us = flops_per_s > 0 ? entry.flops / flops_per_s * 1e6 : 0;
+  const double memory_us = bytes_per_s > 0 ? entry.min_bytes / bytes_per_s * 1e6 : 0;
   return compute_us > memory_us ? SpeedOfLight{compute_us, "compute"} : SpeedOfLight{memory_us, "memory"};
 }
 
+}  // namespace
+
+SpeedOfLight speed_of_light(const task::ManifestEntry& entry, const DevicePeaks& peaks) {
+  return roofline_at(entry, peaks.fp32_flops, peaks.bytes_per_s);
+}
+
 double plausible_floor_us(const task::ManifestEntry& entry, const DevicePeaks& peaks, double margin) {
-  const double compute_us = peaks.tensor_flops > 0 ? entry.flops / peaks.tensor_flops * 1e6 : 0;
-  const double memory_us = peaks.bytes_per_s > 0 ? entry.min_bytes / peaks.bytes_per_s * 1e6 : 0;
-  return margin * std::max(compute_us, memory_us);
+  return margin * roofline_at(entry, peaks.tensor_flops, peaks.bytes_per_s).us;
 }
 
 }  // namespace kernelrl::eval

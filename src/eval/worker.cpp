@@ -66,9 +66,10 @@ nlohmann::json outcome_json(const sandbox::ChildOutcome& o) {
           {"end", sandbox::describe_end(o)}, {"stderr_tail", o.stderr_tail}, {"wall_ms", o.wall_ms}};
 }
 
-// Serves requests one at a time. After each evaluation it forks the next child ahead of time
-// ("warm"): that child creates its CUDA context while the worker waits for the next request, and
-// is handed the request over its own pipe.
+// Serves requests one at a time, each in a fresh child. When a request arrives it goes to the
+// child forked ahead of time ("warm", which has created its CUDA context meanwhile) over that
+// child's own pipe, and the next warm child is forked at once. The worker holds the device lock
+// for its child, in the mode the child's current phase needs.
 class Server {
  public:
   Server(std::filesystem::path scratch_root, std::optional<sandbox::DeviceLock> device_lock)
@@ -88,7 +89,7 @@ class Server {
       }
       task = *t;
     }
-    std::optional<Warm> current;
+    std::optional<Child> current;
     if (warm_ && warm_->device == child.device && child.op != "device_info" &&
         common::write_all(warm_->handle.request_fd,
                           nlohmann::json{{"task", task_path}, {"child", child}, {"handed_at_ns", steady_ns()}}.dump() + "\n")) {
@@ -111,16 +112,15 @@ class Server {
           if (device_lock_) device_lock_->acquire(sandbox::mode_for_phase(phase, device_lock_->mode()));
         });
     if (device_lock_) device_lock_->acquire(sandbox::DeviceLock::Mode::NONE);
-    const std::filesystem::path scratch = current->scratch;
     std::error_code ec;
-    std::filesystem::remove_all(scratch, ec);
+    std::filesystem::remove_all(current->scratch, ec);
     if (outcome.has_record) reply["record"] = outcome.record;
     reply["outcome"] = outcome_json(outcome);
     return reply;
   }
 
  private:
-  struct Warm {
+  struct Child {
     sandbox::ChildHandle handle;
     std::filesystem::path scratch;
     std::string device;
@@ -131,10 +131,10 @@ class Server {
   void enter_child() { task::python_after_fork_child(); }
 
   // Forks a child in a fresh scratch folder that runs `body(report_fd, request_fd)`.
-  std::optional<Warm> spawn(const std::string& device, const std::function<void(int, int)>& body) {
+  std::optional<Child> spawn(const std::string& device, const std::function<void(int, int)>& body) {
     auto dir = common::make_temp_dir(scratch_root_, "child-");
     if (!dir) return std::nullopt;
-    Warm w{{}, *dir, device};
+    Child w{{}, *dir, device};
     w.handle = sandbox::spawn_child(
         [this, &body](int report_fd, int request_fd) {
           enter_child();
@@ -176,7 +176,7 @@ class Server {
   std::filesystem::path scratch_root_;
   std::optional<sandbox::DeviceLock> device_lock_;  // shared with the engine's other workers
   TaskCache tasks_;
-  std::optional<Warm> warm_;
+  std::optional<Child> warm_;  // forked ahead of the next request
 };
 
 }  // namespace

@@ -74,6 +74,13 @@ void add_engine_options(CLI::App* cmd, eval::EngineConfig& config) {
                   "evaluations at once (0: 4 on a GPU, 1 on the CPU); timing is always one at a time");
 }
 
+// The compile cache and target options that make_engine() applies.
+void add_compile_options(CLI::App* cmd, EvalArgs& a) {
+  cmd->add_flag("--no-cache", a.no_cache, "compile even when the cache has the artifact");
+  cmd->add_option("--cache-dir", a.cache_dir, "compile cache folder (default ~/.cache/kernelrl/compile)");
+  cmd->add_option("--arch", a.arch, "CUDA compute capability to compile for, e.g. 90 (default: the device's)");
+}
+
 common::Expected<std::unique_ptr<eval::Engine>> make_engine(eval::EngineConfig config, const EvalArgs& a) {
   config.worker_binary = self_binary();
   config.use_cache = !a.no_cache;
@@ -317,9 +324,7 @@ int main(int argc, char** argv) {
   eval_cmd->add_flag("--check-expect", a.check_expect, "batch: exit 1 when a status differs from the entry's expect");
   eval_cmd->add_flag("--json", a.json, "print result records as JSON");
   eval_cmd->add_option("--out", a.out, "append result records (JSON lines) to this file");
-  eval_cmd->add_flag("--no-cache", a.no_cache, "compile even when the cache has the artifact");
-  eval_cmd->add_option("--cache-dir", a.cache_dir, "compile cache folder (default ~/.cache/kernelrl/compile)");
-  eval_cmd->add_option("--arch", a.arch, "CUDA compute capability to compile for, e.g. 90 (default: the device's)");
+  add_compile_options(eval_cmd, a);
   add_engine_options(eval_cmd, config);
 
   std::string show_task;
@@ -358,9 +363,7 @@ int main(int argc, char** argv) {
   RolloutArgs rollout_args;
   auto* rollout_cmd = app.add_subcommand("rollout", "multi-turn rollouts of a policy server over tasks (resumable)");
   add_rollout_options(rollout_cmd, rollout_args);
-  rollout_cmd->add_flag("--no-cache", a.no_cache, "compile even when the cache has the artifact");
-  rollout_cmd->add_option("--cache-dir", a.cache_dir, "compile cache folder (default ~/.cache/kernelrl/compile)");
-  rollout_cmd->add_option("--arch", a.arch, "CUDA compute capability to compile for (default: the device's)");
+  add_compile_options(rollout_cmd, a);
   add_engine_options(rollout_cmd, config);
 
   try {
