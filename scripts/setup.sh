@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Installs what kernelrl needs on a Debian machine (idempotent): compilers, CMake, the embedded
 # Python with torch (Debian's python3-torch, CPU), pybind11, nlohmann-json, CLI11, xxHash, GoogleTest,
-# and Chart.js (libjs-chart.js), which `kernelrl report` inlines into its HTML file.
+# and Chart.js (libjs-chart.js libtorch-dev libpcre2-dev), which `kernelrl report` inlines into its HTML file.
 # The CUDA toolkit (nvcc) is expected to be installed already; without it only host candidates work.
 set -euo pipefail
 
 packages=(build-essential cmake ninja-build git python3 python3-dev python3-torch pybind11-dev
           nlohmann-json3-dev libcli11-dev libxxhash-dev libgtest-dev libgmock-dev libcpp-httplib-dev pkg-config
-          libjs-chart.js)
+          libjs-chart.js libtorch-dev libpcre2-dev)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -23,4 +23,5 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] || \
   echo "setup: note: nvcc not found; native (CUDA) candidates cannot be compiled on this machine"
+"$(dirname "$0")/fetch-default-model.sh"
 echo "setup: dependencies present"
