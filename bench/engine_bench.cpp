@@ -179,6 +179,21 @@ double bench_native_batch(const fs::path& dir, const fs::path& scratch, const ev
   return per_min;
 }
 
+// 2a'. The same native batch with the defenses off (EvalOptions::defenses, fresh cache like the
+// defended run): what the sandbox, the input and output checks, the per-call input redraw, the
+// recheck after timing and the roofline re-measure cost in throughput.
+void bench_defense_cost(const fs::path& dir, const fs::path& scratch, const eval::EngineConfig& base,
+                        double defended_per_min, Report& report) {
+  eval::EngineConfig config = base;
+  config.options.defenses = false;
+  BatchRun run = run_batch(dir / "native.json", scratch / "cache-native-undefended", config);
+  if (run.n == 0 || defended_per_min <= 0) return;
+  const double per_min = run.n / run.wall_s * 60;
+  report.add({"  without defenses: candidates/min (n=" + std::to_string(run.n) + ")", fmt(per_min), "-", "-", "-"});
+  report.add({"  cost of the defenses: throughput lost (%)", fmt((1 - defended_per_min / per_min) * 100, 1),
+              fmt(defended_per_min), fmt(defended_per_min / per_min, 3) + "x", "<= 15"});
+}
+
 // 2b. The same kernels through load_inline, and the ratio.
 void bench_kernelbench_batch(const fs::path& dir, const fs::path& scratch, const eval::EngineConfig& base,
                              double native_per_min, Report& report) {
@@ -285,6 +300,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     native_per_min = bench_native_batch(dir, *scratch, base, report);
+    bench_defense_cost(dir, *scratch, base, native_per_min, report);
     bench_single_latency(*native, *scratch, base, report);
   }
   if (!skip_kb) bench_kernelbench_batch(dir, *scratch, base, native_per_min, report);

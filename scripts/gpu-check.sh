@@ -53,8 +53,13 @@ reference_fidelity() {
 if [ "$mode" = main ]; then
   (cd build-gpu && ctest -L gpu --output-on-failure -V) >"$logs/gpu-tests.log" 2>&1
   note "ctest -L gpu: rc $?"
-  grep -E "^[0-9]+: (ladder|example) " "$logs/gpu-tests.log" | sed 's/^[0-9]*: //' | tee -a "$summary"
+  grep -E "^[0-9]+: (ladder|example|adversarial|rollout-gpu) " "$logs/gpu-tests.log" | sed 's/^[0-9]*: //' | tee -a "$summary"
   grep -E "tests passed|tests failed|Failed|SKIPPED" "$logs/gpu-tests.log" | tee -a "$summary"
+  # After the ladder, the adversarial corpus and the rollout: nothing of ours left running, no GPU memory held.
+  sleep 2
+  note "left over after the GPU tests: processes '$(pgrep -af 'kernelrl|rollout_gpu_test|eval_engine_gpu' | grep -v pgrep | tr '\n' ';')'," \
+       "GPU compute apps '$(nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader | tr '\n' ';')'," \
+       "GPU memory used $(nvidia-smi --query-gpu=memory.used --format=csv,noheader)"
 
   # The GPU entries of the shipped examples (host ones are covered on the CPU by CI).
   $python -c 'import json; m = json.load(open("examples/manifest.json")); json.dump([e for e in m if e.get("device") == "cuda"], open("/tmp/gpu-examples.json", "w"))'

@@ -299,6 +299,7 @@ Engine::Roofline Engine::roofline(const std::optional<task::ManifestEntry>& entr
 
 void Engine::check_roofline(const EvalJob& job, const Prepared& p, const std::string& artifact,
                             common::Expected<EvalResult>& evaluated) {
+  if (!config_.options.defenses) return;
   if (!evaluated || !evaluated->correct || evaluated->runtime_us <= 0 || evaluated->device != "cuda") return;
   const double floor_us = roofline(p.manifest, evaluated->device_info).floor_us;
   auto implausible = [&](const EvalResult& r) { return r.correct && r.runtime_us < floor_us; };

@@ -24,11 +24,16 @@ struct EvalOptions {
   double timeout_load_s = 60;      // loading the candidate (dlopen / import of a kernelbench module)
   double timeout_correctness_s = 30;  // all correctness trials together
   double timeout_timing_s = 120;   // warm-up and timed calls of candidate and reference
+  // false ONLY to measure what the defenses cost (bench/engine_bench.cpp): the child runs without
+  // its syscall filter, write confinement and memory limit, inputs are not checked unchanged nor
+  // outputs poisoned, timed calls get no fresh inputs and no recheck, no roofline re-measure.
+  // Results of such a run can be fooled by every hack in tests/adversarial/.
+  bool defenses = true;
 };
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EvalOptions, device, n_trials, atol, rtol, time_kernels, n_warmup,
                                                 min_reps, max_reps, timing_budget_ms, flush_l2, allow_tf32,
                                                 timeout_setup_s, timeout_load_s, timeout_correctness_s,
-                                                timeout_timing_s)
+                                                timeout_timing_s, defenses)
 
 }  // namespace kernelrl::eval
