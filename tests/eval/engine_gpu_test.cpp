@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <map>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -77,6 +78,20 @@ std::set<std::size_t> known_gap_entries(const std::string& batch_file) {
   return gaps;
 }
 
+// Entries whose zero-score outcome depends on the machine's speed list the other statuses they
+// may get in "also_accepted" (printf_flood: the 64 MB file limit or, where the driver formats
+// device printf output slowly, the phase's time limit first).
+std::map<std::size_t, std::set<std::string>> also_accepted(const std::string& batch_file) {
+  std::map<std::size_t, std::set<std::string>> out;
+  auto text = common::read_file(source_path(batch_file));
+  auto j = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
+  if (!j.is_array()) return out;
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    if (j[i].is_object() && j[i].contains("also_accepted")) out[i] = j[i]["also_accepted"].get<std::set<std::string>>();
+  }
+  return out;
+}
+
 // Every "device": "cuda" entry of the adversarial corpus (known gaps aside) gets its expected
 // status, and the correct native candidate evaluated right after each still scores OK: a hack
 // must not leave the device, the worker or the engine unusable (memory bombs, sticky errors).
@@ -85,6 +100,7 @@ TEST_F(EngineGpuTest, AdversarialCorpusOnTheGpuScoresZero) {
   auto entries = read_batch_file(source_path(corpus));
   ASSERT_TRUE(entries) << entries.error().message;
   const std::set<std::size_t> gaps = known_gap_entries(corpus);
+  auto alternatives = also_accepted(corpus);
   const EvalJob correct{source_path("tests/ladder/task_softmax.py"), source_path("tests/ladder/native/correct_fast.cu"),
                         std::nullopt, std::nullopt};
   int n = 0;
@@ -98,8 +114,11 @@ TEST_F(EngineGpuTest, AdversarialCorpusOnTheGpuScoresZero) {
     ++n;
     auto r = engine_->evaluate(e.job);
     ASSERT_TRUE(r) << e.job.candidate << ": " << r.error().message;
-    EXPECT_EQ(common::to_string(r->status), common::to_string(*e.expect))
-        << e.job.candidate << ": " << r->error.message << "\n" << r->error.compile_log;
+    const std::string status(common::to_string(r->status));
+    if (!alternatives[i].contains(status)) {
+      EXPECT_EQ(status, common::to_string(*e.expect)) << e.job.candidate << ": " << r->error.message << "\n"
+                                                      << r->error.compile_log;
+    }
     if (r->status != common::Status::OK) {
       EXPECT_FALSE(r->correct) << e.job.candidate;
       EXPECT_EQ(r->speedup, 0) << e.job.candidate;
