@@ -57,6 +57,7 @@ struct GgufTensorInfo {
   std::uint64_t n_bytes = 0;  // from the type's block layout
 };
 
+// Immutable once opened: copies share the map, and any number of threads may read at once.
 class GgufFile {
  public:
   // Maps and parses `path`; every error message starts with the path and says what is wrong
