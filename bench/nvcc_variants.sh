@@ -56,7 +56,7 @@ median_ms() {  # name
 base=$(median_ms current)
 printf '%-16s %8s %8s\n' variant median_ms ratio
 printf '%-16s %8s %8s\n' current "$base" 1.00
-for v in ${VARIANTS:-no_threads c_then_gxx c_then_gold c14_then_gold gold_tmp_shm gold_pipe gold_threads4}; do
+for v in ${VARIANTS:-no_threads c_then_gold gold_pipe empty_floor}; do
   m=$(median_ms "$v")
   printf '%-16s %8s %8s\n' "$v" "$m" "$(awk -v a="$m" -v b="$base" 'BEGIN{printf "%.2f", a/b}')"
 done

@@ -4,7 +4,7 @@
 # interpreter's own libtorch means the trainer and the worker's `import torch` load the same files.
 execute_process(
   COMMAND ${Python_EXECUTABLE} -c
-    "import torch, torch.utils.cpp_extension as c; print(';'.join(c.include_paths())); print(';'.join(c.library_paths())); print(int(torch._C._GLIBCXX_USE_CXX11_ABI)); print(int(torch.cuda.is_available() or torch.version.cuda is not None))"
+    "import torch, torch.utils.cpp_extension as c; print(','.join(c.include_paths())); print(','.join(c.library_paths())); print(int(torch._C._GLIBCXX_USE_CXX11_ABI)); print(int(torch.cuda.is_available() or torch.version.cuda is not None))"
   OUTPUT_VARIABLE _torch_info RESULT_VARIABLE _torch_rc ERROR_VARIABLE _torch_err
   OUTPUT_STRIP_TRAILING_WHITESPACE)
 if(NOT _torch_rc EQUAL 0)
@@ -42,5 +42,6 @@ target_compile_definitions(kernelrl_torch INTERFACE _GLIBCXX_USE_CXX11_ABI=${KER
 # --no-as-needed: libtorch_cuda registers the CUDA backend from static initialisers; nothing
 # references it by symbol, so an as-needed link would drop it and tensors could not go to the GPU.
 target_link_libraries(kernelrl_torch INTERFACE "-Wl,--no-as-needed" ${_torch_libs} "-Wl,--as-needed")
-target_link_options(kernelrl_torch INTERFACE "-Wl,-rpath,${_torch_libdirs_raw}")
+string(REPLACE "," ":" _torch_rpath "${_torch_libdirs_raw}")
+target_link_options(kernelrl_torch INTERFACE "-Wl,-rpath,${_torch_rpath}")
 message(STATUS "libtorch: ${_torch_libdirs_raw} (CUDA: ${KERNELRL_TORCH_HAS_CUDA}, cxx11 abi: ${KERNELRL_TORCH_CXX11_ABI})")

@@ -55,34 +55,6 @@ new Chart(document.getElementById('chart-fast-p'), {type: 'bar',
   options: {animation: false, scales: {y: {beginAtZero: true, max: 1, title: {display: true, text: 'fraction of tasks'}}}}});
 )js";
 
-// Replaces every "</" with "<\/": the same text to JSON and JavaScript strings, but it can no
-// longer end the surrounding <script> element.
-std::string escape_script_end(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    out += text[i];
-    if (text[i] == '<' && i + 1 < text.size() && text[i + 1] == '/') out += '\\';
-  }
-  return out;
-}
-
-std::string html_table(const CellTable& cells) {
-  std::string out = "<h2>" + escape_html(cells.title) + "</h2>\n<table>\n<tr>";
-  for (const auto& h : cells.headers) out += "<th>" + escape_html(h) + "</th>";
-  out += "</tr>\n";
-  for (const auto& row : cells.rows) {
-    out += "<tr>";
-    for (const auto& cell : row) out += "<td>" + escape_html(cell) + "</td>";
-    out += "</tr>\n";
-  }
-  return out + "</table>\n";
-}
-
-std::string figure(const std::string& id, const std::string& caption) {
-  return "<figure><canvas id=\"" + id + "\"></canvas><figcaption>" + escape_html(caption) + "</figcaption></figure>\n";
-}
-
 std::string fixed(double v, int digits) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);
@@ -119,6 +91,38 @@ std::string drill_down(const std::vector<TurnRecord>& turns) {
 
 }  // namespace
 
+std::string escape_script_end(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    out += text[i];
+    if (text[i] == '<' && i + 1 < text.size() && text[i + 1] == '/') out += '\\';
+  }
+  return out;
+}
+
+std::string html_table(const CellTable& cells) {
+  std::string out = "<h2>" + escape_html(cells.title) + "</h2>\n<table>\n<tr>";
+  for (const auto& h : cells.headers) out += "<th>" + escape_html(h) + "</th>";
+  out += "</tr>\n";
+  for (const auto& row : cells.rows) {
+    out += "<tr>";
+    for (const auto& cell : row) out += "<td>" + escape_html(cell) + "</td>";
+    out += "</tr>\n";
+  }
+  return out + "</table>\n";
+}
+
+std::string html_figure(const std::string& id, const std::string& caption) {
+  return "<figure><canvas id=\"" + id + "\"></canvas><figcaption>" + escape_html(caption) + "</figcaption></figure>\n";
+}
+
+std::string html_page_start(const std::string& title, const std::string& chart_js_source) {
+  return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" + escape_html(title) +
+         "</title>\n<style>" + page_style + "</style>\n<script>\n" + escape_script_end(chart_js_source) +
+         "\n</script>\n</head>\n<body>\n";
+}
+
 common::Expected<std::string> load_chart_js(const std::filesystem::path& path) {
   auto source = common::read_file(path);
   if (!source) {
@@ -144,9 +148,7 @@ std::string escape_html(const std::string& text) {
 }
 
 std::string render_html(const Report& report, const std::string& chart_js_source) {
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>kernelrl report: " +
-                    escape_html(report.source) + "</title>\n<style>" + page_style + "</style>\n<script>\n" +
-                    escape_script_end(chart_js_source) + "\n</script>\n</head>\n<body>\n";
+  std::string out = html_page_start("kernelrl report: " + report.source, chart_js_source);
   out += "<h1>kernelrl report</h1>\n<p>" + escape_html(report.source) + ": " + std::to_string(report.overall.n_tasks) +
          " tasks, " + std::to_string(report.overall.n_trajectories) + " trajectories</p>\n";
   if (!report.warnings.empty()) {
@@ -156,11 +158,11 @@ std::string render_html(const Report& report, const std::string& chart_js_source
   }
   out += html_table(summary_table(report));
   out += "<div class=\"charts\">\n";
-  out += figure("chart-correct-by-turn", "Serial scaling: fraction of trajectories correct using turns 1..t");
-  out += figure("chart-speedup-by-turn", "Serial scaling: mean best speedup using turns 1..t (incorrect = 0)");
-  out += figure("chart-pass-at-k", "Parallel scaling: pass@k (unbiased estimator)");
-  out += figure("chart-best-at-k", "Parallel scaling: best@k, expected best speedup of k trajectories");
-  out += figure("chart-fast-p", "fast_p: fraction of tasks correct with speedup > p");
+  out += html_figure("chart-correct-by-turn", "Serial scaling: fraction of trajectories correct using turns 1..t");
+  out += html_figure("chart-speedup-by-turn", "Serial scaling: mean best speedup using turns 1..t (incorrect = 0)");
+  out += html_figure("chart-pass-at-k", "Parallel scaling: pass@k (unbiased estimator)");
+  out += html_figure("chart-best-at-k", "Parallel scaling: best@k, expected best speedup of k trajectories");
+  out += html_figure("chart-fast-p", "fast_p: fraction of tasks correct with speedup > p");
   out += "</div>\n";
   out += html_table(fast_p_table(report));
   out += html_table(task_table(report));

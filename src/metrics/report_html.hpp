@@ -8,6 +8,7 @@
 
 #include "common/expected.hpp"
 #include "metrics/metrics.hpp"
+#include "metrics/report_tables.hpp"
 
 namespace kernelrl::metrics {
 
@@ -23,5 +24,16 @@ std::string render_html(const Report& report, const std::string& chart_js_source
 
 // `text` with &, <, >, " escaped for HTML element content and attribute values.
 std::string escape_html(const std::string& text);
+
+// Pieces shared with the other HTML reports (report_train_html), so every page looks the same and
+// inlines Chart.js the same way.
+// "<!DOCTYPE html>...<head>" with `title`, the page style and `chart_js_source` inlined, then "<body>".
+std::string html_page_start(const std::string& title, const std::string& chart_js_source);
+// Every "</" in `text` as "<\/", so JSON or JavaScript text cannot close its <script> element early.
+std::string escape_script_end(const std::string& text);
+// `cells` as an <h2> title and a <table>.
+std::string html_table(const CellTable& cells);
+// A <figure> holding the <canvas> a chart script draws into, with a caption.
+std::string html_figure(const std::string& id, const std::string& caption);
 
 }  // namespace kernelrl::metrics

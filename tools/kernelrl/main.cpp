@@ -24,10 +24,13 @@
 #include "metrics/report_html.hpp"
 #include "metrics/report_json.hpp"
 #include "metrics/report_text.hpp"
+#include "metrics/report_train.hpp"
+#include "metrics/report_train_html.hpp"
 #include "rollout/runner.hpp"
 #if KERNELRL_HAVE_HTTP_POLICY
 #include "rollout/http_policy.hpp"
 #endif
+#include "train_command.hpp"
 
 namespace {
 
@@ -167,12 +170,27 @@ struct ReportArgs {
 };
 
 int run_report(const ReportArgs& a) {
-  auto report = metrics::report_from_run(a.run);
-  if (!report) {
-    std::cerr << "kernelrl report: " << report.error().message << "\n";
-    return kCouldNotEvaluate;
+  // A training run (train_log.jsonl, train.json) gets the training report; anything else is a rollout.
+  std::optional<metrics::TrainReport> training;
+  std::optional<metrics::Report> rollout;
+  if (auto train_dir = metrics::training_run_dir(a.run)) {
+    auto report = metrics::train_report_from_run(*train_dir);
+    if (!report) {
+      std::cerr << "kernelrl report: " << report.error().message << "\n";
+      return kCouldNotEvaluate;
+    }
+    training = std::move(*report);
+  } else {
+    auto report = metrics::report_from_run(a.run);
+    if (!report) {
+      std::cerr << "kernelrl report: " << report.error().message << "\n";
+      return kCouldNotEvaluate;
+    }
+    rollout = std::move(*report);
   }
-  for (const auto& w : report->warnings) std::cerr << "kernelrl report: warning: " << w << "\n";
+  for (const auto& w : training ? training->warnings : rollout->warnings) {
+    std::cerr << "kernelrl report: warning: " << w << "\n";
+  }
   std::filesystem::path html_path = a.html;
   std::error_code ec;
   if (html_path.empty() && std::filesystem::is_directory(a.run, ec)) html_path = std::filesystem::path(a.run) / "report.html";
@@ -185,9 +203,17 @@ int run_report(const ReportArgs& a) {
     }
     chart_js = std::move(*loaded);
   }
-  std::cout << (a.json ? metrics::to_json(*report).dump(2) + "\n" : metrics::render_text(*report)) << std::flush;
+  if (training) {
+    std::cout << (a.json ? metrics::to_json(*training).dump(2) + "\n" : metrics::render_train_text(*training));
+  } else {
+    std::cout << (a.json ? metrics::to_json(*rollout).dump(2) + "\n" : metrics::render_text(*rollout));
+  }
+  std::cout << std::flush;
   if (html_path.empty()) return kEvaluated;
-  auto written = common::write_file_atomic(html_path, metrics::render_html(*report, chart_js));
+  const std::string html = training ? metrics::render_train_html(*training, chart_js,
+                                                                 std::filesystem::absolute(html_path, ec).parent_path())
+                                    : metrics::render_html(*rollout, chart_js);
+  auto written = common::write_file_atomic(html_path, html);
   if (!written) {
     std::cerr << "kernelrl report: " << written.error().message << "\n";
     return kCouldNotEvaluate;
@@ -366,6 +392,13 @@ int main(int argc, char** argv) {
   add_compile_options(rollout_cmd, a);
   add_engine_options(rollout_cmd, config);
 
+  cli::TrainArgs train_args;
+  auto* train_cmd = cli::add_train_command(app, train_args);
+  add_compile_options(train_cmd, a);
+  add_engine_options(train_cmd, config);
+  cli::ConvertArgs convert_args;
+  auto* convert_cmd = cli::add_convert_command(app, convert_args);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -392,6 +425,8 @@ int main(int argc, char** argv) {
   }
   if (report_cmd->parsed()) return run_report(report_args);
   if (rollout_cmd->parsed()) return run_rollout(rollout_args, config, a);
+  if (train_cmd->parsed()) return cli::run_train(train_args, [&] { return make_engine(config, a); });
+  if (convert_cmd->parsed()) return cli::run_convert(convert_args);
   if (show_cmd->parsed()) {
     auto engine = make_engine(config, a);
     if (!engine) {

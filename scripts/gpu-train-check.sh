@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Issue 6 on the GPU machine: the policy model and the trainer. The default model (98 MB) is larger
+# than one call may carry, so it travels in two parts (scripts/gpu-deps.sh --model splits it into
+# .gpu-model-aa/ and .gpu-model-ab/) over back-to-back calls and is reassembled in /tmp/kernelrl-model.
+#   scripts/gpu-train-check.sh stage    only keep this call's model part
+#   scripts/gpu-train-check.sh bench    build; our update step and sampling vs transformers (ratios)
+#   scripts/gpu-train-check.sh train    build; logits vs transformers on the default model's weights
+#                                       (our checkpoint loaded by transformers); a `kernelrl train` run
+# Logs and a summary go to $OUT (or ./gpu-out).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mode="${1:-train}"
+out="${OUT:-$PWD/gpu-out}"
+mkdir -p "$out"
+summary="$out/summary.txt"
+note() { echo "$*" | tee -a "$summary"; }
+export KERNELRL_COMMIT="$(cat .gpu-deps/commit 2>/dev/null || echo unknown)"
+export KERNELRL_CACHE_DIR=/tmp/kernelrl-cache PATH="$PATH:/usr/local/cuda/bin"
+python="$(command -v python3)"
+model_dir=/tmp/kernelrl-model
+model="$model_dir/SmolLM2-135M-Instruct.Q4_1.gguf"
+mkdir -p "$model_dir"
+cp .gpu-model-*/part-* "$model_dir/" 2>/dev/null
+if [ ! -s "$model" ] && [ -s "$model_dir/part-aa" ] && [ -s "$model_dir/part-ab" ]; then
+  cat "$model_dir"/part-* >"$model"
+fi
+note "gpu-train-check $mode: commit $KERNELRL_COMMIT, $(date -u +%FT%TZ), parts: $(ls "$model_dir" | tr '\n' ' ')"
+[ "$mode" = stage ] && exit 0
+if [ "$mode" = train ]; then
+  echo "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53  $model" | sha256sum -c --quiet ||
+    { note "model: not (completely) staged"; exit 1; }
+fi
+
+t0=$(date +%s)
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE="$python" \
+  -Dpybind11_DIR="$($python -c 'import pybind11; print(pybind11.get_cmake_dir())')" \
+  -DKERNELRL_EXTRA_INCLUDE="$PWD/.gpu-deps/include" >"$out/build.log" 2>&1 &&
+  ninja -C build-gpu -j16 kernelrl kernelrl_model_bench >>"$out/build.log" 2>&1
+rc=$?
+note "build: rc $rc in $(( $(date +%s) - t0 )) s"
+[ $rc -eq 0 ] || { tail -30 "$out/build.log"; exit 1; }
+bin=build-gpu/tools/kernelrl/kernelrl
+
+if [ "$mode" = bench ]; then
+  build-gpu/bench/kernelrl_model_bench >"$out/model-bench.log" 2>&1; note "ours: rc $?"
+  $python bench/hf_model_bench.py >"$out/hf-bench.log" 2>&1; note "transformers: rc $?"
+  grep -h "^row" "$out/model-bench.log" "$out/hf-bench.log" | tee -a "$summary"
+  $python - "$out/model-bench.log" "$out/hf-bench.log" <<'PY' | tee -a "$summary"
+import sys
+def rows(path):
+    r = {}
+    for line in open(path):
+        p = line.split()
+        if len(p) >= 3 and p[0] == "row":
+            try: r[p[1]] = float(p[2])
+            except ValueError: pass
+    return r
+ours, hf = rows(sys.argv[1]), rows(sys.argv[2])
+for k in sorted(set(ours) & set(hf)):
+    print(f"ratio {k}: ours {ours[k]:.1f} / transformers {hf[k]:.1f} = {ours[k] / hf[k]:.2f}x")
+PY
+  exit 0
+fi
+
+# Logits: the default model's weights through our loader, saved as a Hugging Face folder, loaded by
+# transformers; our model (from that folder) and transformers' on the same batch.
+hf=/tmp/kernelrl-hf-smollm2
+rm -rf "$hf"
+$bin convert "$model" "$hf" >>"$summary" 2>&1
+build-gpu/bench/kernelrl_model_bench --dump-logits "$hf" >"$out/logits.log" 2>&1
+$python scripts/hf_logits_check.py "$hf" --device cuda >>"$out/logits.log" 2>&1
+note "logits vs transformers: rc $?"; tail -4 "$out/logits.log" | tee -a "$summary"
+
+# Training with the default model (docs/train.md says why the reward here is the format reward).
+run=/tmp/kernelrl-train-run
+rm -rf "$run"
+timeout "${TRAIN_S:-330}" $bin train --model "$model" --out "$run" --reward format --steps "${STEPS:-20}" \
+  --tasks-per-step 8 --trajectories 8 --turns 1 --max-new-tokens 512 --lr "${LR:-1e-5}" --temperature 1.0 \
+  --max-grad-norm 1.0 >"$out/train.log" 2>&1
+note "train: rc $?"; grep -E "^step|^train" "$out/train.log" | tee -a "$summary"
+cp "$run/train_log.jsonl" "$out/" 2>/dev/null
+$bin report "$run" >"$out/train-report.txt" 2>&1 || true

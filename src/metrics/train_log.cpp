@@ -1,0 +1,86 @@
+// read_train_log: parse each line, keep the last line per step, collect the numeric keys. A bad
+// line is only forgiven when nothing follows it, as in read_trajectory_file.
+#include "metrics/train_log.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+namespace kernelrl::metrics {
+
+namespace fs = std::filesystem;
+using common::Expected;
+using common::make_error;
+// Ordered, so that keys keep the order the trainer wrote them in (the charts and JSON follow it).
+using json = nlohmann::ordered_json;
+
+namespace {
+
+// The step line at `where` ("FILE:LINE") as a TrainStep.
+Expected<TrainStep> read_step(const json& j, const std::string& where) {
+  if (!j.contains("step")) return make_error(where + ": missing field `step`");
+  if (!j["step"].is_number_integer()) return make_error(where + ": field `step` is not an integer");
+  TrainStep s;
+  const auto step = j["step"].get<long long>();
+  if (step < 0 || step > 1'000'000'000) {
+    return make_error(where + ": field `step` is out of range (" + std::to_string(step) + ")");
+  }
+  s.step = static_cast<int>(step);
+  for (const auto& [key, value] : j.items()) {
+    if (key != "step" && value.is_number()) s.values[key] = value.get<double>();
+  }
+  return s;
+}
+
+}  // namespace
+
+fs::path train_log_path(const fs::path& run_dir) { return run_dir / "train_log.jsonl"; }
+
+std::optional<double> value_of(const TrainStep& step, const std::string& key) {
+  auto it = step.values.find(key);
+  return it == step.values.end() ? std::nullopt : std::optional<double>(it->second);
+}
+
+Expected<TrainLog> read_train_log(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return make_error(path.string() + ": no such file");
+  if (fs::is_directory(path, ec)) return make_error(path.string() + ": is a directory, not a training log");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error(path.string() + ": cannot open: " + std::strerror(errno));
+
+  TrainLog log;
+  log.path = path;
+  std::map<int, TrainStep> by_step;
+  std::optional<std::string> unparsed;  // "FILE:LINE: why" of a bad line, forgiven only if last
+  std::string line;
+  for (std::size_t line_no = 1; std::getline(in, line); ++line_no) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    if (unparsed) return make_error(*unparsed);
+    const std::string where = path.string() + ":" + std::to_string(line_no);
+    json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded() || !j.is_object()) {
+      unparsed = where + ": not a JSON object";
+      continue;
+    }
+    auto step = read_step(j, where);
+    if (!step) return step.error();
+    for (const auto& [key, value] : j.items()) {
+      if (key != "step" && value.is_number() && std::find(log.keys.begin(), log.keys.end(), key) == log.keys.end()) {
+        log.keys.push_back(key);
+      }
+    }
+    if (by_step.count(step->step)) {
+      log.warnings.push_back(where + ": repeats step " + std::to_string(step->step) + "; keeping this line");
+    }
+    by_step[step->step] = std::move(*step);
+  }
+  if (in.bad()) return make_error(path.string() + ": read failed: " + std::strerror(errno));
+  if (unparsed) log.warnings.push_back(*unparsed + " (the last line; a run killed mid-write) - ignored");
+  for (auto& [number, step] : by_step) log.steps.push_back(std::move(step));
+  return log;
+}
+
+}  // namespace kernelrl::metrics

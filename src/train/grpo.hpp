@@ -1,0 +1,42 @@
+// The GRPO policy-gradient objective (DESIGN.md, "Optimiser side"), per token: the clipped
+// importance-weighted advantage with asymmetric clipping (DAPO's clip-higher: eps_low 0.2,
+// eps_high 0.28), an optional KL penalty to a reference policy (k3 estimator, coefficient 0 by
+// default), and Dr. GRPO's constant normaliser: the summed token losses are divided by
+// n_sequences * max_response_tokens, not by each response's length, so long junk responses are
+// not favoured. Pure function of tensors; the diagnostics come back as numbers.
+#pragma once
+
+#include <torch/types.h>
+
+namespace kernelrl::train {
+
+struct GrpoConfig {
+  double eps_low = 0.2;               // ratio clipped below at 1 - eps_low
+  double eps_high = 0.28;             // ratio clipped above at 1 + eps_high
+  double kl_coef = 0.0;               // weight of the k3 KL estimate to the reference policy
+  std::int64_t max_response_tokens = 1024;  // Dr. GRPO's constant length L in the normaliser
+};
+
+struct GrpoInputs {
+  torch::Tensor logprobs;      // [B, T] log p_theta of the response tokens (differentiable)
+  torch::Tensor old_logprobs;  // [B, T] under the policy that sampled them (no grad)
+  torch::Tensor advantages;    // [B] one advantage per sequence (per turn)
+  torch::Tensor mask;          // [B, T] 1 on the turn's own response tokens, 0 elsewhere
+  torch::Tensor ref_logprobs;  // [B, T] reference policy, only when kl_coef > 0
+  std::int64_t n_sequences = 0;  // sequences of the whole optimiser step (micro-batches add up); 0 = B
+};
+
+struct GrpoOutput {
+  torch::Tensor loss;       // scalar, to backpropagate
+  double clip_frac = 0;     // share of masked tokens whose clipped term was the one taken
+  double approx_kl = 0;     // mean over masked tokens of 0.5 * (log ratio)^2, old -> new
+  double mean_ratio = 1;    // mean importance ratio over masked tokens
+  double kl_to_ref = 0;     // mean k3 estimate to the reference (0 without one)
+  std::int64_t n_tokens = 0;  // masked tokens
+};
+
+// The loss of one (micro-)batch. Shapes must agree; the caller sums gradients over micro-batches
+// of the same step (each normalised by the step's n_sequences, so the sum is the step's loss).
+GrpoOutput grpo_loss(const GrpoInputs& in, const GrpoConfig& config);
+
+}  // namespace kernelrl::train

@@ -1,0 +1,264 @@
+#include "train/trainer.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <numeric>
+#include <random>
+
+#include <torch/torch.h>
+
+#include "common/fs.hpp"
+#include "rollout/runner.hpp"
+#include "rollout/task_set.hpp"
+#include "train/episodes.hpp"
+#include "train/format_reward.hpp"
+#include "weights/checkpoint.hpp"
+
+namespace kernelrl::train {
+
+namespace {
+
+namespace fs = std::filesystem;
+using common::make_error;
+using nlohmann::json;
+
+common::Fallible check(const TrainConfig& c) {
+  if (c.model.empty()) return make_error("--model: a .gguf file or a Hugging Face folder is needed");
+  if (c.run_dir.empty()) return make_error("--out: the run directory is needed");
+  if (c.n_steps < 1) return make_error("--steps must be at least 1 (got " + std::to_string(c.n_steps) + ")");
+  if (c.tasks_per_step < 1) return make_error("--tasks-per-step must be at least 1");
+  if (!(c.lr > 0)) return make_error("--lr must be positive");
+  if (c.reward != "kernel" && c.reward != "format") return make_error("--reward '" + c.reward + "': expected kernel or format");
+  if (c.update.n_minibatches < 1) return make_error("--minibatches must be at least 1");
+  if (!(c.update.max_grad_norm > 0)) return make_error("--max-grad-norm must be positive");
+  if (c.update.grpo.max_response_tokens < 1) return make_error("the Dr. GRPO length must be at least 1");
+  return common::Ok{};
+}
+
+std::string step_name(int step) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "step-%05d", step);
+  return buf;
+}
+
+// The tasks of step `step`: the task list in a seeded order, reshuffled every pass over it.
+std::vector<fs::path> tasks_of_step(const std::vector<rollout::RolloutTask>& tasks, int per_step, int step,
+                                    std::uint64_t seed) {
+  std::vector<fs::path> out;
+  const std::size_t n = tasks.size();
+  for (int k = 0; k < per_step && static_cast<std::size_t>(k) < n; ++k) {
+    const std::size_t global = static_cast<std::size_t>(step) * per_step + k;
+    const std::size_t pass = global / n;
+    std::vector<std::size_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::mt19937_64 rng(seed * 1000003ull + pass);
+    std::shuffle(order.begin(), order.end(), rng);
+    out.push_back(tasks[order[global % n]].path);
+  }
+  return out;
+}
+
+common::Fallible prepare_run_dir(const TrainConfig& c) {
+  std::error_code ec;
+  fs::create_directories(c.run_dir, ec);
+  if (ec) return make_error(c.run_dir.string() + ": cannot create: " + ec.message());
+  const fs::path file = c.run_dir / "train.json";
+  json want = describe(c);
+  if (fs::exists(file)) {
+    auto text = common::read_file(file);
+    if (!text) return text.error();
+    auto have = json::parse(*text, nullptr, false);
+    if (have.is_discarded()) return make_error(file.string() + ": not JSON");
+    for (auto& [key, value] : want.items()) {
+      if (key == "n_steps") continue;  // a run may be extended
+      if (!have.contains(key) || have[key] != value) {
+        return make_error(file.string() + ": this run was started with " + key + " = " +
+                          (have.contains(key) ? have[key].dump() : "(absent)") + ", not " + value.dump() +
+                          "; use another --out or the same settings");
+      }
+    }
+  }
+  return common::write_file_atomic(file, want.dump(2) + "\n");
+}
+
+struct RunState {
+  int steps_done = 0;
+  fs::path checkpoint;  // empty: none yet
+};
+
+RunState read_state(const fs::path& run_dir) {
+  RunState s;
+  auto text = common::read_file(run_dir / "train_state.json");
+  if (!text) return s;
+  auto j = json::parse(*text, nullptr, false);
+  if (j.is_object()) {
+    s.steps_done = j.value("steps_done", 0);
+    if (j.contains("checkpoint") && j["checkpoint"].is_string()) s.checkpoint = run_dir / j["checkpoint"].get<std::string>();
+  }
+  return s;
+}
+
+common::Fallible save_step(const TrainConfig& c, PolicyModel& policy, torch::optim::Optimizer& optimizer, int steps_done,
+                           const RunState& previous) {
+  const std::string name = "checkpoints/" + step_name(steps_done);
+  const fs::path dir = c.run_dir / name;
+  if (auto s = weights::save_hf_checkpoint(dir, policy.model->config(), policy.model->state(), "float32"); !s) return s;
+  try {
+    torch::save(optimizer, (dir / "optimizer.pt").string());
+  } catch (const c10::Error& e) {
+    return make_error(dir.string() + "/optimizer.pt: " + e.what_without_backtrace());
+  }
+  json state = {{"steps_done", steps_done}, {"checkpoint", name}};
+  if (auto s = common::write_file_atomic(c.run_dir / "train_state.json", state.dump(2) + "\n"); !s) return s;
+  std::error_code ec;
+  if (!previous.checkpoint.empty() && previous.checkpoint != dir) fs::remove_all(previous.checkpoint, ec);
+  return common::Ok{};
+}
+
+json step_metrics(int step, const std::vector<Episode>& episodes, const UpdateStats& u, double rollout_s, double update_s,
+                  int n_batches) {
+  double reward = 0, reward_max = 0, correct = 0, speedup = 0, tokens = 0, degenerate = 0;
+  for (const auto& e : episodes) {
+    reward += e.score;
+    reward_max = std::max(reward_max, e.score);
+    correct += e.correct;
+    speedup += e.correct ? e.speedup : 0;
+    tokens += static_cast<double>(e.response_ids.size());
+    degenerate += is_degenerate(e);
+  }
+  const double n = std::max<double>(1, static_cast<double>(episodes.size()));
+  return {{"step", step},
+          {"n_episodes", episodes.size()},
+          {"reward/mean", reward / n},
+          {"reward/max", reward_max},
+          {"eval/correct_rate", correct / n},
+          {"eval/mean_speedup_correct", correct > 0 ? speedup / correct : 0.0},
+          {"response/mean_tokens", tokens / n},
+          {"response/degenerate_frac", degenerate / n},
+          {"train/loss", u.loss},
+          {"train/clip_frac", u.clip_frac},
+          {"train/approx_kl", u.approx_kl},
+          {"train/entropy", u.entropy},
+          {"train/grad_norm", u.grad_norm},
+          {"train/n_samples", u.n_samples},
+          {"train/n_tokens", u.n_tokens},
+          {"train/optimizer_steps", u.n_optimizer_steps},
+          {"time/rollout_s", rollout_s},
+          {"time/update_s", update_s},
+          {"policy/sampler_batches", n_batches}};
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+json describe(const TrainConfig& c) {
+  json tasks = json::array();
+  for (const auto& t : c.rollout.tasks) tasks.push_back(t.string());
+  return {{"model", c.model.string()},
+          {"tokenizer", c.tokenizer.string()},
+          {"n_steps", c.n_steps},
+          {"tasks", tasks},
+          {"split", c.rollout.split},
+          {"format", std::string(common::to_string(c.rollout.format))},
+          {"trajectories", c.rollout.n_trajectories},
+          {"turns", c.rollout.n_turns},
+          {"tasks_per_step", c.tasks_per_step},
+          {"seed", c.seed},
+          {"reward", c.reward},
+          {"w_correct", c.rollout.score.w_correct},
+          {"gamma", c.rollout.returns.gamma},
+          {"advantage", rl::to_string(c.rollout.advantage.kind)},
+          {"lr", c.lr},
+          {"weight_decay", c.weight_decay},
+          {"temperature", c.policy.sampling.temperature},
+          {"top_p", c.policy.sampling.top_p},
+          {"max_new_tokens", c.policy.sampling.max_new_tokens},
+          {"eps_low", c.update.grpo.eps_low},
+          {"eps_high", c.update.grpo.eps_high},
+          {"kl_coef", c.update.grpo.kl_coef},
+          {"loss_length", c.update.grpo.max_response_tokens},
+          {"minibatches", c.update.n_minibatches},
+          {"max_grad_norm", c.update.max_grad_norm}};
+}
+
+common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::Evaluator* evaluator) {
+  if (auto s = check(config); !s) return s.error();
+  if (config.reward == "kernel" && evaluator == nullptr) return make_error("reward 'kernel' needs the engine");
+  auto tasks = rollout::load_tasks(config.rollout.tasks, config.rollout.split);
+  if (!tasks) return tasks.error();
+  if (auto s = prepare_run_dir(config); !s) return s.error();
+
+  RunState state = read_state(config.run_dir);
+  TrainSummary summary;
+  summary.steps_done_before = state.steps_done;
+  const fs::path start = state.checkpoint.empty() ? config.model : state.checkpoint;
+  const fs::path tokenizer = config.tokenizer.empty() ? config.model : config.tokenizer;
+  auto policy = load_policy_model(start, tokenizer, config.device);
+  if (!policy) return policy.error();
+  policy->model->set_activation_checkpointing(config.activation_checkpointing);
+  policy->model->eval();
+  torch::optim::AdamW optimizer(policy->model->parameters(), torch::optim::AdamWOptions(config.lr)
+                                                                 .weight_decay(config.weight_decay)
+                                                                 .betas({config.adam_beta1, config.adam_beta2}));
+  if (!state.checkpoint.empty() && fs::exists(state.checkpoint / "optimizer.pt")) {
+    try {
+      torch::load(optimizer, (state.checkpoint / "optimizer.pt").string());
+    } catch (const c10::Error& e) {
+      return make_error((state.checkpoint / "optimizer.pt").string() + ": " + e.what_without_backtrace());
+    }
+  }
+  LocalPolicyConfig policy_config = config.policy;
+  policy_config.sampling.seed = config.seed;
+  LocalPolicy sampler(*policy, policy_config);
+  FormatRewardEvaluator format_reward;
+  rollout::Evaluator& scorer = config.reward == "format" ? static_cast<rollout::Evaluator&>(format_reward) : *evaluator;
+
+  for (int step = state.steps_done; step < config.n_steps; ++step) {
+    rollout::RolloutConfig rc = config.rollout;
+    rc.tasks = tasks_of_step(*tasks, config.tasks_per_step, step, config.seed);
+    rc.out_dir = config.run_dir / "steps" / step_name(step + 1);
+    rc.concurrency = std::max(rc.concurrency, rc.n_trajectories * static_cast<int>(rc.tasks.size()));
+    sampler.reseed(config.seed + 7919ull * step);
+    const auto t0 = std::chrono::steady_clock::now();
+    const int batches_before = sampler.n_batches();
+    auto rolled = rollout::RolloutRunner(rc, sampler, scorer).run();
+    if (!rolled) return make_error("step " + std::to_string(step + 1) + ": rollout: " + rolled.error().message);
+    const double rollout_s = seconds_since(t0);
+    auto episodes = read_episodes(rc.out_dir);
+    if (!episodes) return episodes.error();
+    std::vector<TrainingSample> samples;
+    for (const auto& e : *episodes) {
+      if (!e.advantage || e.response_ids.empty()) continue;
+      samples.push_back({policy->prompt_ids(e.messages), e.response_ids, *e.advantage});
+    }
+    const auto t1 = std::chrono::steady_clock::now();
+    auto stats = update_policy(policy->model, policy->bf16_autocast, optimizer, std::move(samples), config.update, config.seed + step);
+    if (!stats) return make_error("step " + std::to_string(step + 1) + ": " + stats.error().message);
+    const double update_s = seconds_since(t1);
+    if (auto s = save_step(config, *policy, optimizer, step + 1, state); !s) {
+      return make_error("step " + std::to_string(step + 1) + ": checkpoint: " + s.error().message);
+    }
+    state = read_state(config.run_dir);
+    json metrics = step_metrics(step + 1, *episodes, *stats, rollout_s, update_s, sampler.n_batches() - batches_before);
+    {
+      std::ofstream log(config.run_dir / "train_log.jsonl", std::ios::app);
+      log << metrics.dump() << "\n";
+      if (!log) return make_error((config.run_dir / "train_log.jsonl").string() + ": cannot append");
+    }
+    const double reward = metrics["reward/mean"].get<double>();
+    if (summary.steps_run == 0) summary.first_reward = reward;
+    summary.last_reward = reward;
+    ++summary.steps_run;
+    std::fprintf(stderr, "step %d/%d: reward %.4f, correct %.3f, %lld samples trained, grad norm %.4f, rollout %.1f s, update %.1f s\n",
+                 step + 1, config.n_steps, reward, metrics["eval/correct_rate"].get<double>(),
+                 static_cast<long long>(stats->n_samples), stats->grad_norm, rollout_s, update_s);
+  }
+  return summary;
+}
+
+}  // namespace kernelrl::train

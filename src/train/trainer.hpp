@@ -1,0 +1,54 @@
+// `kernelrl train`: the multi-turn GRPO loop on one machine (DESIGN.md, "The recipe"). Each step
+// takes a batch of tasks, samples m x n episodes per task with the in-process policy through the
+// rollout runner (prompts, parsing, evaluation through the engine's pool, scores, returns and
+// advantages), then updates the policy on every turn's own response tokens. Each step's rollout
+// is kept under the run directory (so `kernelrl report` reads it), each step appends a line of
+// metrics to train_log.jsonl, and a checkpoint after every step lets a killed run resume.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "common/expected.hpp"
+#include "rollout/evaluator.hpp"
+#include "rollout/rollout_config.hpp"
+#include "train/local_policy.hpp"
+#include "train/update.hpp"
+
+namespace kernelrl::train {
+
+struct TrainConfig {
+  std::filesystem::path model;      // .gguf or Hugging Face folder (the starting policy)
+  std::filesystem::path tokenizer;  // empty: from `model`
+  std::string device = "auto";      // policy device: cuda, cpu or auto
+  std::filesystem::path run_dir;    // train.json, train_log.jsonl, steps/, checkpoints/
+  int n_steps = 10;                 // training steps (batches)
+  int tasks_per_step = 8;           // Kevin: 8 tasks x 16 x 4 = 512 samples per batch
+  std::uint64_t seed = 1;           // task order, sampling, minibatch order
+  double lr = 2e-6;                 // AdamW learning rate (Kevin: 2e-6)
+  double weight_decay = 0.0;        // AdamW weight decay
+  double adam_beta1 = 0.9, adam_beta2 = 0.999;
+  bool activation_checkpointing = true;  // recompute each layer in backward
+  std::string reward = "kernel";    // "kernel": the engine's score; "format": FormatRewardEvaluator
+  rollout::RolloutConfig rollout;   // tasks, split, format, m, n, scores, returns, advantages, prompts
+  LocalPolicyConfig policy;         // sampling (temperature 0.9, max_new_tokens) and batching
+  UpdateConfig update;              // GRPO clip, Dr. GRPO length, minibatches, grad clip, micro-batch size
+};
+
+// What train.json records; a resumed run must have the same (errors name the field).
+nlohmann::json describe(const TrainConfig& config);
+
+struct TrainSummary {
+  int steps_done_before = 0;  // steps a previous run had finished (resumed)
+  int steps_run = 0;
+  double first_reward = 0, last_reward = 0;  // mean reward of the first and last step run
+};
+
+// Runs or resumes the training in config.run_dir. `evaluator` scores candidates when reward is
+// "kernel" (the engine's pool); it may be null for "format". Errors: bad configuration (naming the
+// field), a run directory of other settings, unreadable model, or a failed step (the run stops
+// after writing what it finished; rerunning resumes).
+common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::Evaluator* evaluator);
+
+}  // namespace kernelrl::train

@@ -1,0 +1,161 @@
+#include "train/update.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <optional>
+#include <random>
+
+#include <torch/torch.h>
+
+#include "model/autocast.hpp"
+
+namespace kernelrl::train {
+
+namespace {
+
+// A right-padded micro-batch: inputs are sequence[:-1], targets sequence[1:], the mask marks the
+// targets that are response tokens.
+struct MicroBatch {
+  torch::Tensor input_ids, targets, mask, advantages;
+  std::vector<std::size_t> rows;  // indexes into the sample list
+};
+
+MicroBatch make_micro_batch(const std::vector<TrainingSample>& samples, const std::vector<std::size_t>& rows,
+                            const torch::Device& device) {
+  std::int64_t t_max = 0;
+  for (auto i : rows) t_max = std::max<std::int64_t>(t_max, samples[i].prompt.size() + samples[i].response.size() - 1);
+  const auto b = static_cast<std::int64_t>(rows.size());
+  auto ids = torch::zeros({b, t_max}, torch::kLong);
+  auto targets = torch::zeros({b, t_max}, torch::kLong);
+  auto mask = torch::zeros({b, t_max}, torch::kFloat);
+  auto adv = torch::zeros({b}, torch::kFloat);
+  auto ids_a = ids.accessor<std::int64_t, 2>();
+  auto tgt_a = targets.accessor<std::int64_t, 2>();
+  auto mask_a = mask.accessor<float, 2>();
+  for (std::int64_t r = 0; r < b; ++r) {
+    const auto& s = samples[rows[r]];
+    std::vector<std::int64_t> seq(s.prompt);
+    seq.insert(seq.end(), s.response.begin(), s.response.end());
+    const auto n_prompt = static_cast<std::int64_t>(s.prompt.size());
+    for (std::int64_t t = 0; t + 1 < static_cast<std::int64_t>(seq.size()); ++t) {
+      ids_a[r][t] = seq[t];
+      tgt_a[r][t] = seq[t + 1];
+      mask_a[r][t] = t + 1 >= n_prompt ? 1.f : 0.f;
+    }
+    adv[r] = static_cast<float>(s.advantage);
+  }
+  return {ids.to(device), targets.to(device), mask.to(device), adv.to(device), rows};
+}
+
+// Groups `rows` into micro-batches whose padded size (rows x longest) stays within the budget.
+std::vector<std::vector<std::size_t>> pack(const std::vector<TrainingSample>& samples, std::vector<std::size_t> rows,
+                                           std::int64_t budget) {
+  auto length = [&](std::size_t i) { return static_cast<std::int64_t>(samples[i].prompt.size() + samples[i].response.size()); };
+  std::sort(rows.begin(), rows.end(), [&](auto a, auto b) { return length(a) > length(b); });
+  std::vector<std::vector<std::size_t>> out;
+  for (auto i : rows) {
+    if (!out.empty()) {
+      auto& last = out.back();
+      const std::int64_t longest = length(last.front());  // sorted: the first is the longest
+      if (longest * static_cast<std::int64_t>(last.size() + 1) <= budget) {
+        last.push_back(i);
+        continue;
+      }
+    }
+    out.push_back({i});
+  }
+  return out;
+}
+
+torch::Tensor response_logprobs(model::Transformer& model, bool bf16_autocast, const MicroBatch& mb, bool entropy,
+                                torch::Tensor* entropy_out) {
+  std::optional<model::AutocastScope> autocast;
+  if (bf16_autocast) autocast.emplace(mb.input_ids.device().type());
+  model::TokenLogprobsOptions options;
+  options.with_entropy = entropy;
+  auto out = model->token_logprobs(mb.input_ids, mb.targets, mb.mask, options);
+  if (entropy_out) *entropy_out = out.entropy;
+  return out.logprobs;
+}
+
+}  // namespace
+
+common::Expected<UpdateStats> update_policy(model::Transformer& model, bool bf16_autocast, torch::optim::Optimizer& optimizer,
+                                            std::vector<TrainingSample> samples, const UpdateConfig& config,
+                                            std::uint64_t seed) {
+  UpdateStats stats;
+  if (config.skip_zero_advantage && config.grpo.kl_coef == 0) {
+    std::erase_if(samples, [](const TrainingSample& s) { return s.advantage == 0; });
+  }
+  std::erase_if(samples, [](const TrainingSample& s) { return s.response.empty() || s.prompt.empty(); });
+  if (samples.empty()) return stats;
+  try {
+    model->train();
+    const torch::Device device = model->parameters().front().device();
+    // The sampling policy's log-probabilities, recomputed with the same forward as training.
+    std::vector<torch::Tensor> old_logprobs(samples.size());
+    std::vector<std::size_t> all(samples.size());
+    std::iota(all.begin(), all.end(), 0);
+    {
+      torch::NoGradGuard no_grad;
+      for (const auto& rows : pack(samples, all, config.micro_batch_tokens)) {
+        auto mb = make_micro_batch(samples, rows, device);
+        auto lp = response_logprobs(model, bf16_autocast, mb, false, nullptr);
+        for (std::size_t r = 0; r < rows.size(); ++r) {
+          const auto& s = samples[rows[r]];
+          old_logprobs[rows[r]] = lp[r].slice(0, 0, static_cast<std::int64_t>(s.prompt.size() + s.response.size() - 1));
+        }
+      }
+    }
+    std::mt19937_64 rng(seed);
+    std::shuffle(all.begin(), all.end(), rng);
+    const int n_steps = std::max(1, std::min<int>(config.n_minibatches, static_cast<int>(samples.size())));
+    double entropy_sum = 0, clip_sum = 0, kl_sum = 0;
+    for (int step = 0; step < n_steps; ++step) {
+      const std::size_t begin = all.size() * step / n_steps, end = all.size() * (step + 1) / n_steps;
+      std::vector<std::size_t> rows(all.begin() + begin, all.begin() + end);
+      optimizer.zero_grad();
+      double step_loss = 0;
+      for (const auto& group : pack(samples, rows, config.micro_batch_tokens)) {
+        auto mb = make_micro_batch(samples, group, device);
+        torch::Tensor entropy;
+        auto lp = response_logprobs(model, bf16_autocast, mb, true, &entropy);
+        std::vector<torch::Tensor> old;
+        for (auto i : group) {  // each sample's own length, zero-padded to this micro-batch's
+          const auto& o = old_logprobs[i];
+          old.push_back(torch::cat({o, torch::zeros({lp.size(1) - o.size(0)}, o.options())}));
+        }
+        GrpoInputs in;
+        in.logprobs = lp;
+        in.old_logprobs = torch::stack(old);
+        in.advantages = mb.advantages;
+        in.mask = mb.mask;
+        in.n_sequences = static_cast<std::int64_t>(rows.size());
+        GrpoOutput out = grpo_loss(in, config.grpo);
+        out.loss.backward();
+        step_loss += out.loss.item<double>();
+        stats.n_tokens += out.n_tokens;
+        clip_sum += out.clip_frac * out.n_tokens;
+        kl_sum += out.approx_kl * out.n_tokens;
+        if (entropy.defined()) entropy_sum += (entropy * mb.mask).sum().item<double>();
+      }
+      const double norm = torch::nn::utils::clip_grad_norm_(model->parameters(), config.max_grad_norm);
+      optimizer.step();
+      stats.grad_norm += norm / n_steps;
+      stats.loss += step_loss / n_steps;
+      ++stats.n_optimizer_steps;
+    }
+    stats.n_samples = static_cast<std::int64_t>(samples.size());
+    if (stats.n_tokens > 0) {
+      stats.clip_frac = clip_sum / stats.n_tokens;
+      stats.approx_kl = kl_sum / stats.n_tokens;
+      stats.entropy = entropy_sum / stats.n_tokens;
+    }
+    model->eval();
+  } catch (const c10::Error& e) {
+    return common::make_error(std::string("policy update failed: ") + e.what_without_backtrace());
+  }
+  return stats;
+}
+
+}  // namespace kernelrl::train

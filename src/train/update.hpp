@@ -1,0 +1,51 @@
+// One GRPO update of the policy on a batch of scored samples (DESIGN.md, "Optimiser side"): the
+// log-probabilities of the sampling policy are recomputed first (the policy before this batch's
+// updates), then the batch is split into n_minibatches optimiser steps (Kevin: 2), each
+// accumulating gradients over micro-batches bounded in tokens, clipping the gradient norm and
+// stepping the optimiser. Only each sample's own response tokens are trained on.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <torch/optim/optimizer.h>
+
+#include "common/expected.hpp"
+#include "train/grpo.hpp"
+#include "model/transformer.hpp"
+
+namespace kernelrl::train {
+
+struct TrainingSample {
+  std::vector<std::int64_t> prompt;    // the prompt's tokens as the policy saw them
+  std::vector<std::int64_t> response;  // the sampled tokens (trained on)
+  double advantage = 0;
+};
+
+struct UpdateConfig {
+  GrpoConfig grpo;
+  int n_minibatches = 2;                   // optimiser steps per batch
+  double max_grad_norm = 0.05;             // gradient-norm clip (Kevin: 0.05)
+  std::int64_t micro_batch_tokens = 16384; // prompt + response tokens per forward/backward at most
+  bool skip_zero_advantage = true;         // samples with advantage 0 add no gradient (kl_coef 0): skipped
+};
+
+struct UpdateStats {
+  double loss = 0;        // summed over the optimiser steps' losses, averaged
+  double clip_frac = 0;   // token-weighted over all trained tokens
+  double approx_kl = 0;   // token-weighted
+  double entropy = 0;     // mean next-token entropy over trained tokens (nats)
+  double grad_norm = 0;   // mean over optimiser steps, before clipping
+  std::int64_t n_tokens = 0;       // response tokens trained on
+  std::int64_t n_samples = 0;      // samples trained on (after skipping zero advantages)
+  int n_optimizer_steps = 0;
+};
+
+// Updates `model` in place with `optimizer` (built over its parameters), on the model's device,
+// under bfloat16 autocast when `bf16_autocast`. `seed` orders the samples into minibatches.
+// Errors: torch failures (out of memory, ...), named.
+common::Expected<UpdateStats> update_policy(model::Transformer& model, bool bf16_autocast, torch::optim::Optimizer& optimizer,
+                                            std::vector<TrainingSample> samples, const UpdateConfig& config,
+                                            std::uint64_t seed);
+
+}  // namespace kernelrl::train

@@ -1,0 +1,129 @@
+// `run_training` end to end on the CPU with a tiny random model of SmolLM2's vocabulary, the
+// shipped SmolLM2 tokenizer and the format reward: the step rollouts, the step log, the
+// checkpoints and the run state are written; a rerun resumes after the finished steps, and a rerun
+// with other settings is refused naming the field.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "model/transformer.hpp"
+#include "train/trainer.hpp"
+#include "weights/checkpoint.hpp"
+
+namespace kernelrl::train {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kSource = KERNELRL_SOURCE_DIR;
+
+fs::path scratch() {
+  auto p = fs::temp_directory_path() / ("kernelrl-trainer-test-" + std::to_string(::getpid()));
+  fs::create_directories(p);
+  return p;
+}
+
+fs::path tiny_checkpoint(const fs::path& dir) {
+  weights::ModelConfig c;
+  c.vocab_size = 49152;
+  c.hidden_size = 32;
+  c.intermediate_size = 64;
+  c.n_layers = 2;
+  c.n_heads = 4;
+  c.n_kv_heads = 2;
+  c.head_dim = 8;
+  c.max_position = 8192;
+  c.tie_word_embeddings = true;
+  c.bos_token_id = 1;
+  c.eos_token_id = 2;
+  torch::manual_seed(3);
+  auto m = model::make_transformer(c);
+  EXPECT_TRUE(m) << m.error().message;
+  auto saved = weights::save_hf_checkpoint(dir, c, (*m)->state(), "float32");
+  EXPECT_TRUE(saved) << saved.error().message;
+  return dir;
+}
+
+int count_lines(const fs::path& file) {
+  std::ifstream in(file);
+  int n = 0;
+  for (std::string line; std::getline(in, line);) n += !line.empty();
+  return n;
+}
+
+TEST(Trainer, RunsStepsWritesCheckpointsAndResumes) {
+  const fs::path root = scratch();
+  TrainConfig c;
+  c.model = tiny_checkpoint(root / "tiny");
+  c.tokenizer = kSource / "tests/data/tokenizer/smollm2";
+  c.device = "cpu";
+  c.run_dir = root / "run";
+  c.n_steps = 2;
+  c.tasks_per_step = 1;
+  c.reward = "format";
+  c.rollout.tasks = {kSource / "tests/ladder/task_softmax_small.py"};
+  c.rollout.split = "all";
+  c.rollout.format = common::Format::NATIVE;
+  c.rollout.n_trajectories = 4;
+  c.rollout.n_turns = 2;
+  c.policy.sampling.max_new_tokens = 16;
+  c.update.grpo.max_response_tokens = 16;
+  c.activation_checkpointing = false;
+  c.rollout.out_dir = c.run_dir / "steps";  // each step writes its own folder under it
+  auto resolved = rollout::resolve(c.rollout);
+  ASSERT_TRUE(resolved) << resolved.error().message;
+  c.rollout = *resolved;
+
+  auto first = run_training(c, nullptr);
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_EQ(first->steps_done_before, 0);
+  EXPECT_EQ(first->steps_run, 2);
+  EXPECT_EQ(count_lines(c.run_dir / "train_log.jsonl"), 2);
+  EXPECT_EQ(count_lines(c.run_dir / "steps/step-00001/trajectories.jsonl") >= 8, true);
+  std::ifstream log(c.run_dir / "train_log.jsonl");
+  std::string line;
+  std::getline(log, line);
+  auto metrics = nlohmann::json::parse(line);
+  for (const char* key : {"reward/mean", "eval/correct_rate", "response/mean_tokens", "response/degenerate_frac",
+                          "train/clip_frac", "train/approx_kl", "train/entropy", "train/grad_norm", "time/rollout_s"}) {
+    EXPECT_TRUE(metrics.contains(key)) << key;
+  }
+  EXPECT_EQ(metrics["n_episodes"], 8);
+  EXPECT_GT(metrics["response/mean_tokens"].get<double>(), 0);  // the sampled tokens reach the trainer
+  EXPECT_TRUE(fs::exists(c.run_dir / "checkpoints/step-00002/model.safetensors"));
+  EXPECT_TRUE(fs::exists(c.run_dir / "checkpoints/step-00002/optimizer.pt"));
+  EXPECT_FALSE(fs::exists(c.run_dir / "checkpoints/step-00001"));  // only the latest is kept
+
+  c.n_steps = 3;  // extending a run resumes after its finished steps
+  auto second = run_training(c, nullptr);
+  ASSERT_TRUE(second) << second.error().message;
+  EXPECT_EQ(second->steps_done_before, 2);
+  EXPECT_EQ(second->steps_run, 1);
+  EXPECT_EQ(count_lines(c.run_dir / "train_log.jsonl"), 3);
+
+  c.lr = 1e-3;
+  auto other = run_training(c, nullptr);
+  ASSERT_FALSE(other);
+  EXPECT_NE(other.error().message.find("lr"), std::string::npos) << other.error().message;
+  fs::remove_all(root);
+}
+
+TEST(Trainer, BadSettingsAreNamed) {
+  TrainConfig c;
+  c.model = "m.gguf";
+  c.run_dir = "/tmp/x";
+  c.reward = "vibes";
+  auto r = run_training(c, nullptr);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("vibes"), std::string::npos);
+  c.reward = "kernel";
+  r = run_training(c, nullptr);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("engine"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kernelrl::train

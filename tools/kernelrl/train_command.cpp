@@ -1,0 +1,118 @@
+#include "train_command.hpp"
+
+#include <iostream>
+
+#include "kernelrl/build_config.hpp"
+#include "rollout/runner.hpp"
+#include "weights/checkpoint.hpp"
+
+namespace kernelrl::cli {
+
+CLI::App* add_train_command(CLI::App& app, TrainArgs& args) {
+  auto* cmd = app.add_subcommand("train", "multi-turn GRPO training of a policy model on kernel tasks (resumable)");
+  auto& c = args.config;
+  c.model = std::filesystem::path(build::source_dir) / ".cache/models/SmolLM2-135M-Instruct.Q4_1.gguf";
+  c.rollout.tasks = {std::filesystem::path(build::source_dir) / "tasks"};
+  c.rollout.split = "train";
+  cmd->add_option("--model", c.model, "starting policy: a .gguf file or a Hugging Face folder")->capture_default_str();
+  cmd->add_option("--tokenizer", c.tokenizer, "tokenizer and chat template source (default: the model)");
+  cmd->add_option("--policy-device", c.device, "where the policy model runs")->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
+  cmd->add_option("--tasks", c.rollout.tasks, "task files or folders")->capture_default_str();
+  cmd->add_option("--split", c.rollout.split, "tasks of this manifest split")
+      ->check(CLI::IsMember({"train", "test", "all"}))->capture_default_str();
+  cmd->add_option("--out", c.run_dir, "run directory (an existing one is resumed)")->required();
+  cmd->add_option("--steps", c.n_steps, "training steps (batches)")->capture_default_str();
+  cmd->add_option("--tasks-per-step", c.tasks_per_step, "tasks per batch")->capture_default_str();
+  cmd->add_option("--trajectories", c.rollout.n_trajectories, "m: trajectories per task")->capture_default_str();
+  cmd->add_option("--turns", c.rollout.n_turns, "n: turns per trajectory")->capture_default_str();
+  cmd->add_option("--format", args.format, "candidate format the model writes")
+      ->check(CLI::IsMember({"native", "host", "kernelbench"}))->capture_default_str();
+  cmd->add_option("--reward", c.reward, "kernel (the engine's score) or format (docs/train.md: a simpler stand-in)")
+      ->check(CLI::IsMember({"kernel", "format"}))->capture_default_str();
+  cmd->add_option("--w-correct", c.rollout.score.w_correct, "score of a correct kernel on top of its speedup")->capture_default_str();
+  cmd->add_option("--gamma", c.rollout.returns.gamma, "discount per later turn")->capture_default_str();
+  cmd->add_option("--return", args.return_kind, "sum or max of discounted later scores")
+      ->check(CLI::IsMember({"sum", "max"}))->capture_default_str();
+  cmd->add_option("--advantage", args.advantage_kind, "advantage normalisation")
+      ->check(CLI::IsMember({"grpo_task", "grpo_per_turn", "leave_one_out_turn"}))->capture_default_str();
+  cmd->add_option("--lr", c.lr, "AdamW learning rate")->capture_default_str();
+  cmd->add_option("--weight-decay", c.weight_decay, "AdamW weight decay")->capture_default_str();
+  cmd->add_option("--temperature", c.policy.sampling.temperature, "sampling temperature")->capture_default_str();
+  cmd->add_option("--top-p", c.policy.sampling.top_p, "nucleus sampling mass")->capture_default_str();
+  cmd->add_option("--max-new-tokens", c.policy.sampling.max_new_tokens, "tokens per response at most")->capture_default_str();
+  cmd->add_option("--eps-low", c.update.grpo.eps_low, "lower clip of the importance ratio")->capture_default_str();
+  cmd->add_option("--eps-high", c.update.grpo.eps_high, "upper clip of the importance ratio")->capture_default_str();
+  cmd->add_option("--kl-coef", c.update.grpo.kl_coef, "KL penalty to the starting policy")->capture_default_str();
+  c.update.grpo.max_response_tokens = 0;
+  cmd->add_option("--loss-length", c.update.grpo.max_response_tokens,
+                  "Dr. GRPO constant length normaliser in tokens (default: --max-new-tokens)");
+  cmd->add_option("--minibatches", c.update.n_minibatches, "optimiser steps per batch")->capture_default_str();
+  cmd->add_option("--max-grad-norm", c.update.max_grad_norm, "gradient-norm clip")->capture_default_str();
+  cmd->add_option("--micro-batch-tokens", c.update.micro_batch_tokens, "tokens per forward/backward at most")
+      ->capture_default_str();
+  cmd->add_option("--seed", c.seed, "task order, sampling and minibatch seed")->capture_default_str();
+  cmd->add_flag("--no-activation-checkpointing", args.no_checkpointing, "keep activations instead of recomputing them");
+  return cmd;
+}
+
+int run_train(TrainArgs& args, const std::function<common::Expected<std::unique_ptr<eval::Engine>>()>& make_engine) {
+  auto& c = args.config;
+  c.rollout.format = *common::parse_format(args.format);  // the option checks allow only valid names
+  c.rollout.returns.kind = args.return_kind == "max" ? rl::ReturnKind::DISCOUNTED_MAX : rl::ReturnKind::DISCOUNTED_SUM;
+  c.rollout.advantage.kind = *rl::parse_advantage_kind(args.advantage_kind);
+  c.activation_checkpointing = !args.no_checkpointing;
+  if (c.update.grpo.max_response_tokens <= 0) c.update.grpo.max_response_tokens = c.policy.sampling.max_new_tokens;
+  c.rollout.out_dir = c.run_dir / "steps";  // each step's rollout gets its own folder under it
+  auto checked = rollout::resolve(c.rollout);
+  if (!checked) {
+    std::cerr << "kernelrl train: " << checked.error().message << "\n";
+    return 64;
+  }
+  c.rollout = *checked;
+  std::unique_ptr<eval::Engine> engine;
+  std::unique_ptr<rollout::EngineEvaluator> evaluator;
+  if (c.reward == "kernel") {
+    auto e = make_engine();
+    if (!e) {
+      std::cerr << "kernelrl train: could not start the engine: " << e.error().message << "\n";
+      return 2;
+    }
+    engine = std::move(*e);
+    evaluator = std::make_unique<rollout::EngineEvaluator>(*engine);
+  }
+  auto summary = train::run_training(c, evaluator.get());
+  if (!summary) {
+    std::cerr << "kernelrl train: " << summary.error().message << "\n";
+    return 2;
+  }
+  std::cout << "train " << c.run_dir.string() << ": " << summary->steps_run << " steps run"
+            << (summary->steps_done_before ? " after " + std::to_string(summary->steps_done_before) + " done before" : "")
+            << ", mean reward " << summary->first_reward << " -> " << summary->last_reward << "\n";
+  return 0;
+}
+
+CLI::App* add_convert_command(CLI::App& app, ConvertArgs& args) {
+  auto* cmd = app.add_subcommand("convert", "write a model checkpoint (.gguf or HF folder) as a Hugging Face folder");
+  cmd->add_option("model", args.model, "a .gguf file or a Hugging Face folder")->required();
+  cmd->add_option("out", args.out, "the Hugging Face folder to write (config.json, model.safetensors)")->required();
+  cmd->add_option("--dtype", args.dtype, "tensor type in the file")
+      ->check(CLI::IsMember({"float32", "bfloat16", "float16"}))->capture_default_str();
+  return cmd;
+}
+
+int run_convert(const ConvertArgs& args) {
+  auto checkpoint = weights::load_checkpoint(args.model);
+  if (!checkpoint) {
+    std::cerr << "kernelrl convert: " << checkpoint.error().message << "\n";
+    return 2;
+  }
+  if (auto s = weights::save_hf_checkpoint(args.out, checkpoint->config, checkpoint->tensors, args.dtype); !s) {
+    std::cerr << "kernelrl convert: " << s.error().message << "\n";
+    return 2;
+  }
+  std::cout << "convert: " << args.model.string() << " -> " << args.out.string() << " (" << checkpoint->tensors.size()
+            << " tensors, " << args.dtype << ")\n";
+  return 0;
+}
+
+}  // namespace kernelrl::cli

@@ -1,0 +1,37 @@
+// `kernelrl train`: the options of the GRPO trainer (src/train) and the command itself.
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
+#include "eval/engine.hpp"
+#include "train/trainer.hpp"
+
+namespace kernelrl::cli {
+
+struct TrainArgs {
+  train::TrainConfig config;
+  std::string format = "native", advantage_kind = "grpo_task", return_kind = "sum";
+  bool no_checkpointing = false;
+};
+
+// Registers `train` and its options on `app`; returns the subcommand.
+CLI::App* add_train_command(CLI::App& app, TrainArgs& args);
+
+// Runs the training; `make_engine` starts the evaluation engine (only for the kernel reward).
+// Returns the CLI's exit code (0 trained, 2 could not, 64 usage).
+int run_train(TrainArgs& args, const std::function<common::Expected<std::unique_ptr<eval::Engine>>()>& make_engine);
+
+struct ConvertArgs {
+  std::filesystem::path model;  // .gguf or Hugging Face folder
+  std::filesystem::path out;    // Hugging Face folder to write
+  std::string dtype = "float32";
+};
+
+// Registers `convert` (a checkpoint to a Hugging Face folder that transformers loads).
+CLI::App* add_convert_command(CLI::App& app, ConvertArgs& args);
+int run_convert(const ConvertArgs& args);
+
+}  // namespace kernelrl::cli
