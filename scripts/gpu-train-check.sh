@@ -35,13 +35,15 @@ t0=$(date +%s)
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE="$python" \
   -Dpybind11_DIR="$($python -c 'import pybind11; print(pybind11.get_cmake_dir())')" \
   -DKERNELRL_EXTRA_INCLUDE="$PWD/.gpu-deps/include" >"$out/build.log" 2>&1 &&
-  ninja -C build-gpu -j16 kernelrl kernelrl_model_bench >>"$out/build.log" 2>&1
+  ninja -C build-gpu -j16 kernelrl kernelrl_model_bench $([ "$mode" = bench ] && echo model_gpu_test) >>"$out/build.log" 2>&1
 rc=$?
 note "build: rc $rc in $(( $(date +%s) - t0 )) s"
 [ $rc -eq 0 ] || { tail -30 "$out/build.log"; exit 1; }
 bin=build-gpu/tools/kernelrl/kernelrl
 
 if [ "$mode" = bench ]; then
+  build-gpu/tests/model/model_gpu_test >"$out/model-gpu-test.log" 2>&1; note "model_gpu_test: rc $?"
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure" "$out/model-gpu-test.log" | head -12 | tee -a "$summary"
   build-gpu/bench/kernelrl_model_bench >"$out/model-bench.log" 2>&1; note "ours: rc $?"
   $python bench/hf_model_bench.py >"$out/hf-bench.log" 2>&1; note "transformers: rc $?"
   grep -h "^row" "$out/model-bench.log" "$out/hf-bench.log" | tee -a "$summary"
