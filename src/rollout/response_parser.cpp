@@ -28,8 +28,9 @@ struct Block {
 };
 
 // Fenced blocks: a line starting with ``` opens (the rest of the line is the language), the next
-// line starting with ``` closes. Returns false if a block is left open.
-bool find_blocks(std::string_view text, std::vector<Block>& blocks) {
+// line starting with ``` closes. Returns false if a block is left open; with `keep_open` that
+// block is still added, running to the end of the text.
+bool find_blocks(std::string_view text, std::vector<Block>& blocks, bool keep_open = false) {
   std::size_t pos = 0;
   bool open = false;
   Block current;
@@ -53,6 +54,11 @@ bool find_blocks(std::string_view text, std::vector<Block>& blocks) {
     }
     pos = next;
   }
+  if (open && keep_open) {
+    current.body_end = text.size();
+    current.after = text.size();
+    blocks.push_back(current);
+  }
   return !open;
 }
 
@@ -71,7 +77,8 @@ bool accepts_language(common::Format format, std::string_view language) {
   return false;
 }
 
-ParsedResponse parse_response(std::string_view content, std::string_view reasoning, common::Format format) {
+ParsedResponse parse_response(std::string_view content, std::string_view reasoning, common::Format format,
+                              bool lenient) {
   ParsedResponse r;
   r.thoughts = trim(reasoning);
   std::string_view body = content;
@@ -87,13 +94,13 @@ ParsedResponse parse_response(std::string_view content, std::string_view reasoni
     body = body.substr(close + 8);
   }
   std::vector<Block> blocks;
-  if (!find_blocks(body, blocks)) {
+  if (!find_blocks(body, blocks, lenient) && !lenient) {
     r.error = "a ``` code block is not closed (the response may have been cut off)";
     return r;
   }
   const Block* last = nullptr;
   for (const auto& b : blocks)
-    if (accepts_language(format, b.language)) last = &b;
+    if (lenient || accepts_language(format, b.language)) last = &b;
   if (!last) {
     const char* want = format == common::Format::KERNELBENCH ? "```python" : format == common::Format::HOST ? "```cpp" : "```cuda";
     r.error = std::string("no ") + want + " code block found";

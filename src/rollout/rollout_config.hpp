@@ -45,6 +45,8 @@ struct RolloutConfig {
   int concurrency = 32;           // (task, trajectory) units generating or evaluating at once
   int max_policy_failures = 8;    // consecutive turns without a response (after retries) that stop the run
   bool show_progress = false;     // progress bar over turns on stderr
+  bool lenient_parse = false;     // any fence language, a cut-off last block accepted (format-reward
+                                  // training of small models; response_parser.hpp)
 };
 
 // Fills the defaults (templates, example, the shape a strategy implies: parallel m x 1, serial

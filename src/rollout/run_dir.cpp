@@ -91,6 +91,7 @@ json make_run_json(const RolloutConfig& c, const json& policy, const std::string
           {"trajectories", c.n_trajectories},
           {"turns", c.n_turns},
           {"beam_width", c.strategy == Strategy::BEAM ? json(c.beam_width) : json(nullptr)},
+          {"lenient_parse", c.lenient_parse},
           {"policy", policy},
           {"score", {{"w_correct", c.score.w_correct},
                      {"speedup_cap", c.score.speedup_cap ? json(*c.score.speedup_cap) : json(nullptr)}}},

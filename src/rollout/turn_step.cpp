@@ -48,7 +48,7 @@ common::Expected<TurnRecord> run_turn(const TurnContext& context, const TurnInpu
   }
   r.response = std::move(*response);
 
-  const ParsedResponse parsed = parse_response(r.response.content, r.response.reasoning, config.format);
+  const ParsedResponse parsed = parse_response(r.response.content, r.response.reasoning, config.format, config.lenient_parse);
   if (r.response.reasoning.empty()) r.response.reasoning = parsed.thoughts;  // thoughts from <think> tags
   if (!parsed.ok) {
     r.parse_error = parsed.error;

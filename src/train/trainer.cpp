@@ -223,6 +223,7 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
     rc.tasks = tasks_of_step(*tasks, config.tasks_per_step, step, config.seed);
     rc.out_dir = config.run_dir / "steps" / step_name(step + 1);
     rc.concurrency = std::max(rc.concurrency, rc.n_trajectories * static_cast<int>(rc.tasks.size()));
+    rc.lenient_parse = config.reward == "format";  // docs/train.md: any code block earns the format reward's base
     sampler.reseed(config.seed + 7919ull * step);
     const auto t0 = std::chrono::steady_clock::now();
     const int batches_before = sampler.n_batches();

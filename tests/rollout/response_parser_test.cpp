@@ -48,3 +48,24 @@ TEST(ResponseParser, TruncatedThoughtsAreKeptForTheRecord) {
 
 }  // namespace
 }  // namespace kernelrl::rollout
+
+namespace kernelrl::rollout {
+namespace {
+
+TEST(ResponseParser, LenientModeTakesAnyLanguageAndACutOffLastBlock) {
+  const std::string c_block = "Here:\n```c\n__global__ void k() {}\n```\nDone.";
+  EXPECT_FALSE(parse_response(c_block, "", common::Format::NATIVE).ok);
+  auto any = parse_response(c_block, "", common::Format::NATIVE, /*lenient=*/true);
+  ASSERT_TRUE(any.ok) << any.error;
+  EXPECT_EQ(any.code, "__global__ void k() {}\n");
+  EXPECT_EQ(any.summary, "Done.");
+  const std::string cut = "```cuda\n__global__ void k(float* x) {\n  x[0] = 1";
+  EXPECT_FALSE(parse_response(cut, "", common::Format::NATIVE).ok);
+  auto open = parse_response(cut, "", common::Format::NATIVE, /*lenient=*/true);
+  ASSERT_TRUE(open.ok) << open.error;
+  EXPECT_EQ(open.code, "__global__ void k(float* x) {\n  x[0] = 1");
+  EXPECT_FALSE(parse_response("no code at all", "", common::Format::NATIVE, true).ok);
+}
+
+}  // namespace
+}  // namespace kernelrl::rollout

@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "common/crash_report.hpp"
 #include "kernelrl/build_config.hpp"
 #include "rollout/runner.hpp"
 #include "weights/checkpoint.hpp"
@@ -56,6 +57,7 @@ CLI::App* add_train_command(CLI::App& app, TrainArgs& args) {
 }
 
 int run_train(TrainArgs& args, const std::function<common::Expected<std::unique_ptr<eval::Engine>>()>& make_engine) {
+  common::install_crash_report();  // a crash in a long run on a remote machine says where
   auto& c = args.config;
   c.rollout.format = *common::parse_format(args.format);  // the option checks allow only valid names
   c.rollout.returns.kind = args.return_kind == "max" ? rl::ReturnKind::DISCOUNTED_MAX : rl::ReturnKind::DISCOUNTED_SUM;
