@@ -35,6 +35,7 @@ nlohmann::json chat_request_body(const ChatClientConfig& config, const std::vect
   nlohmann::json body = {{"model", config.model},       {"messages", msgs},          {"temperature", config.temperature},
                          {"top_p", config.top_p},       {"max_tokens", config.max_tokens}};
   if (config.logprobs) body["logprobs"] = true;
+  if (config.logprobs && config.token_ids) body["return_tokens_as_token_ids"] = true;
   return body;
 }
 

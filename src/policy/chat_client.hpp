@@ -28,6 +28,8 @@ struct ChatClientConfig {
   double top_p = 1.0;                                 // nucleus sampling mass
   int max_tokens = 8192;                              // generated tokens per response
   bool logprobs = false;                              // ask for per-token log-probabilities
+  bool token_ids = false;                             // with logprobs: ask for tokens as "token_id:N"
+                                                      // (vLLM's return_tokens_as_token_ids extension)
   int max_in_flight = 64;                             // concurrent requests at most
   double timeout_s = 600;                             // per request (connect + read)
   int max_retries = 4;                                // retries after the first attempt

@@ -4,11 +4,18 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include "policy/chat_client.hpp"
 #include "rollout/policy.hpp"
 
 namespace kernelrl::rollout {
+
+// The sampled token ids, when the server wrote each log-probability's token as "token_id:N" (vLLM's
+// return_tokens_as_token_ids, asked for by ChatClientConfig::token_ids); none otherwise (plain
+// chat completions name tokens by their text, which does not map back to ids).
+std::optional<std::vector<std::int64_t>> token_ids_of(const std::vector<policy::TokenLogprob>& tokens);
 
 class HttpPolicy final : public Policy {
  public:
@@ -18,7 +25,7 @@ class HttpPolicy final : public Policy {
   // One chat completion; retries and the in-flight limit are the client's. Thread-safe.
   common::Expected<PolicyResponse> generate(const std::vector<Message>& messages) override;
 
-  // {"kind": "http", base_url, model, temperature, top_p, max_tokens, logprobs}
+  // {"kind": "http", base_url, model, temperature, top_p, max_tokens, logprobs, token_ids}
   nlohmann::json describe() const override;
 
  private:

@@ -15,28 +15,6 @@ namespace {
 constexpr std::uint32_t max_dims = 4;        // GGML_MAX_DIMS
 constexpr int max_array_nesting = 4;         // arrays of arrays of ... (the spec allows nesting)
 
-// Bytes of one value of a fixed-size type; 0 for string and array.
-std::size_t fixed_size(GgufValueType type) {
-  switch (type) {
-    case GgufValueType::UINT8:
-    case GgufValueType::INT8:
-    case GgufValueType::BOOL:
-      return 1;
-    case GgufValueType::UINT16:
-    case GgufValueType::INT16:
-      return 2;
-    case GgufValueType::UINT32:
-    case GgufValueType::INT32:
-    case GgufValueType::FLOAT32:
-      return 4;
-    case GgufValueType::UINT64:
-    case GgufValueType::INT64:
-    case GgufValueType::FLOAT64:
-      return 8;
-    default:
-      return 0;
-  }
-}
 
 bool known_value_type(std::uint32_t id) { return id <= static_cast<std::uint32_t>(GgufValueType::FLOAT64); }
 
@@ -94,7 +72,7 @@ class Cursor {
 
 // Steps over one value of `type` (checking every length); `what` names it in errors.
 bool skip_value(Cursor& c, GgufValueType type, const std::string& what, int depth) {
-  if (std::size_t n = fixed_size(type); n > 0) return c.skip(n, what);
+  if (std::size_t n = gguf_value_size(type); n > 0) return c.skip(n, what);
   if (type == GgufValueType::STRING) {
     std::uint64_t len = 0;
     return c.read(len, what, " (string length)") && c.skip(len, what, " (string bytes)");
@@ -110,7 +88,7 @@ bool skip_value(Cursor& c, GgufValueType type, const std::string& what, int dept
   if (item == GgufValueType::ARRAY && depth >= max_array_nesting) {
     return c.fail(what + ": arrays nested deeper than " + std::to_string(max_array_nesting));
   }
-  std::size_t item_size = fixed_size(item);
+  std::size_t item_size = gguf_value_size(item);
   std::size_t min_item = item_size > 0 ? item_size : (item == GgufValueType::STRING ? 8 : 12);
   if (n_items > c.remaining() / min_item) {
     return c.fail("truncated or corrupt GGUF: " + what + " claims " + std::to_string(n_items) +
@@ -292,6 +270,28 @@ const GgufTensorInfo* GgufFile::find_tensor(std::string_view name) const {
 std::span<const std::byte> GgufFile::tensor_data(const GgufTensorInfo& info) const {
   return file_->bytes().subspan(static_cast<std::size_t>(data_offset_ + info.offset),
                                 static_cast<std::size_t>(info.n_bytes));
+}
+
+std::size_t gguf_value_size(GgufValueType type) {
+  switch (type) {
+    case GgufValueType::UINT8:
+    case GgufValueType::INT8:
+    case GgufValueType::BOOL:
+      return 1;
+    case GgufValueType::UINT16:
+    case GgufValueType::INT16:
+      return 2;
+    case GgufValueType::UINT32:
+    case GgufValueType::INT32:
+    case GgufValueType::FLOAT32:
+      return 4;
+    case GgufValueType::UINT64:
+    case GgufValueType::INT64:
+    case GgufValueType::FLOAT64:
+      return 8;
+    default:
+      return 0;
+  }
 }
 
 }  // namespace kernelrl::weights

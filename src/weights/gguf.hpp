@@ -39,6 +39,9 @@ enum class GgufValueType : std::uint32_t {
 // "uint32", "string", "array", ...
 std::string gguf_value_type_name(GgufValueType type);
 
+// Bytes of one value of a fixed-size type (numbers, bool); 0 for string and array.
+std::size_t gguf_value_size(GgufValueType type);
+
 // Where one metadata value lies in the file; decoded on demand by GgufFile's accessors.
 struct GgufValue {
   GgufValueType type = GgufValueType::UINT8;          // ARRAY for arrays

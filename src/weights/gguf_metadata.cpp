@@ -35,23 +35,6 @@ bool is_integer(GgufValueType t) {
 
 bool is_float(GgufValueType t) { return t == GgufValueType::FLOAT32 || t == GgufValueType::FLOAT64; }
 
-std::size_t item_size(GgufValueType t) {
-  switch (t) {
-    case GgufValueType::UINT8:
-    case GgufValueType::INT8:
-    case GgufValueType::BOOL:
-      return 1;
-    case GgufValueType::UINT16:
-    case GgufValueType::INT16:
-      return 2;
-    case GgufValueType::UINT32:
-    case GgufValueType::INT32:
-    case GgufValueType::FLOAT32:
-      return 4;
-    default:
-      return 8;
-  }
-}
 
 // An integer of type `t` at `p`; false when it is a uint64 too large for int64.
 bool decode_int(GgufValueType t, const std::byte* p, std::int64_t& out) {
@@ -179,7 +162,7 @@ common::Expected<std::vector<std::int64_t>> GgufFile::get_int_array(std::string_
   }
   std::vector<std::int64_t> out(static_cast<std::size_t>((*v)->n_items));
   const std::byte* p = file_->bytes().data() + (*v)->offset;
-  std::size_t step = item_size((*v)->element_type);
+  std::size_t step = gguf_value_size((*v)->element_type);
   for (std::size_t i = 0; i < out.size(); ++i, p += step) {
     if (!decode_int((*v)->element_type, p, out[i])) {
       return common::make_error(path().string() + ": metadata '" + std::string(key) + "' item " + std::to_string(i) +
@@ -198,7 +181,7 @@ common::Expected<std::vector<double>> GgufFile::get_float_array(std::string_view
   }
   std::vector<double> out(static_cast<std::size_t>((*v)->n_items));
   const std::byte* p = file_->bytes().data() + (*v)->offset;
-  std::size_t step = item_size((*v)->element_type);
+  std::size_t step = gguf_value_size((*v)->element_type);
   for (std::size_t i = 0; i < out.size(); ++i, p += step) {
     // Array items keep their exact float32 value (scores are compared, not printed).
     out[i] = (*v)->element_type == GgufValueType::FLOAT32 ? static_cast<double>(load<float>(p))

@@ -6,6 +6,7 @@
 
 #include <torch/torch.h>
 
+#include "../model/model_test_util.hpp"
 #include "model/sampler.hpp"
 #include "rl/rewards.hpp"
 #include "train/update.hpp"
@@ -14,16 +15,9 @@ namespace kernelrl::train {
 namespace {
 
 weights::ModelConfig tiny_config() {
-  weights::ModelConfig c;
+  auto c = model::testing::tiny_config(/*tied=*/true);
   c.vocab_size = 16;
-  c.hidden_size = 32;
-  c.intermediate_size = 64;
-  c.n_layers = 2;
-  c.n_heads = 4;
-  c.n_kv_heads = 2;
-  c.head_dim = 8;
   c.max_position = 64;
-  c.tie_word_embeddings = true;
   return c;
 }
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
+#include "../model/model_test_util.hpp"
 #include "model/transformer.hpp"
 #include "train/trainer.hpp"
 #include "weights/checkpoint.hpp"
@@ -27,16 +28,9 @@ fs::path scratch() {
 }
 
 fs::path tiny_checkpoint(const fs::path& dir) {
-  weights::ModelConfig c;
-  c.vocab_size = 49152;
-  c.hidden_size = 32;
-  c.intermediate_size = 64;
-  c.n_layers = 2;
-  c.n_heads = 4;
-  c.n_kv_heads = 2;
-  c.head_dim = 8;
+  auto c = model::testing::tiny_config(/*tied=*/true);
+  c.vocab_size = 49152;  // SmolLM2's tokenizer
   c.max_position = 8192;
-  c.tie_word_embeddings = true;
   c.bos_token_id = 1;
   c.eos_token_id = 2;
   torch::manual_seed(3);

@@ -230,6 +230,7 @@ struct RolloutArgs {
   double temperature = 0.9, top_p = 1.0;
   int max_tokens = 8192;
   bool logprobs = false;
+  bool token_ids = false;
 };
 
 void add_rollout_options(CLI::App* cmd, RolloutArgs& r) {
@@ -267,6 +268,8 @@ void add_rollout_options(CLI::App* cmd, RolloutArgs& r) {
   cmd->add_option("--max-tokens", r.max_tokens, "generated tokens per response")->capture_default_str();
   cmd->add_option("--api-key-env", r.api_key_env, "environment variable holding the API key")->capture_default_str();
   cmd->add_flag("--logprobs", r.logprobs, "ask for token log-probabilities (stored with each turn)");
+  cmd->add_flag("--token-ids", r.token_ids,
+                "with --logprobs: ask for tokens as ids (vLLM's return_tokens_as_token_ids), stored with each turn");
 }
 
 int run_rollout(RolloutArgs r, const eval::EngineConfig& engine_config, const EvalArgs& a) {
@@ -288,6 +291,7 @@ int run_rollout(RolloutArgs r, const eval::EngineConfig& engine_config, const Ev
   chat.top_p = r.top_p;
   chat.max_tokens = r.max_tokens;
   chat.logprobs = r.logprobs;
+  chat.token_ids = r.token_ids;
   chat.max_in_flight = r.config.concurrency;
   auto policy = rollout::HttpPolicy::create(chat);
   if (!policy) {
