@@ -106,7 +106,7 @@ def main() -> int:
             with torch.no_grad():
                 model.generate(ids, min_new_tokens=min(8, new_tokens), max_new_tokens=min(8, new_tokens), **kwargs)
                 times, n_new = [], 0
-                for _ in range(2):
+                for _ in range(3):  # odd, so the median is a measured run (as in model_bench.cpp)
                     sync()
                     start = time.perf_counter()
                     out = model.generate(ids, min_new_tokens=new_tokens, max_new_tokens=new_tokens, **kwargs)
