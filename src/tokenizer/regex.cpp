@@ -6,6 +6,8 @@
 
 #include <pcre2.h>
 
+#include <cstdlib>
+
 #include "tokenizer/utf8.hpp"
 
 namespace kernelrl::tokenizer {
@@ -103,7 +105,13 @@ common::Expected<Regex> Regex::compile(std::string_view pattern) {
     return common::make_error("tokenizer regex `" + std::string(pattern) + "` does not compile (PCRE2, at offset " +
                               std::to_string(error_offset) + "): " + reinterpret_cast<const char*>(buffer));
   }
-  pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);  // optional: without JIT, pcre2_match interprets
+  // PCRE2's JIT is off unless KERNELRL_PCRE2_JIT=1: its SIMD scanning has read past the end of the
+  // subject in some releases (a crash when the text ends at a page boundary, in code without unwind
+  // information), and the trainer crashed that way on the GPU machine (docs/train.md). The
+  // interpreter gives the same matches; the tokenizer tests pass either way.
+  if (const char* jit = std::getenv("KERNELRL_PCRE2_JIT"); jit != nullptr && std::string_view(jit) == "1") {
+    pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
+  }
   auto compiled = std::make_shared<Compiled>();
   compiled->code = code;
   Regex regex;
