@@ -3,11 +3,10 @@
 #include "metrics/train_log.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 
 #include <nlohmann/json.hpp>
+
+#include "common/json_lines.hpp"
 
 namespace kernelrl::metrics {
 
@@ -45,26 +44,11 @@ std::optional<double> value_of(const TrainStep& step, const std::string& key) {
 }
 
 Expected<TrainLog> read_train_log(const fs::path& path) {
-  std::error_code ec;
-  if (!fs::exists(path, ec)) return make_error(path.string() + ": no such file");
-  if (fs::is_directory(path, ec)) return make_error(path.string() + ": is a directory, not a training log");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error(path.string() + ": cannot open: " + std::strerror(errno));
-
   TrainLog log;
   log.path = path;
   std::map<int, TrainStep> by_step;
-  std::optional<std::string> unparsed;  // "FILE:LINE: why" of a bad line, forgiven only if last
-  std::string line;
-  for (std::size_t line_no = 1; std::getline(in, line); ++line_no) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    if (unparsed) return make_error(*unparsed);
-    const std::string where = path.string() + ":" + std::to_string(line_no);
-    json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded() || !j.is_object()) {
-      unparsed = where + ": not a JSON object";
-      continue;
-    }
+  auto read = common::for_each_json_line<json>(path, "a training log", [&](const json& j, const std::string& where)
+                                                                      -> common::Fallible {
     auto step = read_step(j, where);
     if (!step) return step.error();
     for (const auto& [key, value] : j.items()) {
@@ -76,9 +60,9 @@ Expected<TrainLog> read_train_log(const fs::path& path) {
       log.warnings.push_back(where + ": repeats step " + std::to_string(step->step) + "; keeping this line");
     }
     by_step[step->step] = std::move(*step);
-  }
-  if (in.bad()) return make_error(path.string() + ": read failed: " + std::strerror(errno));
-  if (unparsed) log.warnings.push_back(*unparsed + " (the last line; a run killed mid-write) - ignored");
+    return common::Ok{};
+  }, log.warnings);
+  if (!read) return read.error();
   for (auto& [number, step] : by_step) log.steps.push_back(std::move(step));
   return log;
 }

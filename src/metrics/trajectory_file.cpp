@@ -2,13 +2,12 @@
 // them with update records. A bad line is only forgiven when nothing follows it.
 #include "metrics/trajectory_file.hpp"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <map>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
+
+#include "common/json_lines.hpp"
 
 namespace kernelrl::metrics {
 
@@ -102,26 +101,12 @@ fs::path trajectory_file_path(const fs::path& run_dir_or_jsonl) {
 }
 
 Expected<TrajectoryFile> read_trajectory_file(const fs::path& path) {
-  std::error_code ec;
-  if (!fs::exists(path, ec)) return make_error(path.string() + ": no such file");
-  if (fs::is_directory(path, ec)) return make_error(path.string() + ": is a directory, not a trajectories file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error(path.string() + ": cannot open: " + std::strerror(errno));
-
   TrajectoryFile file;
   file.path = path;
   std::map<TurnKey, std::size_t> index_of;  // where each turn's record sits in file.records
-  std::optional<std::string> unparsed;      // "FILE:LINE: why" of a bad line, forgiven only if last
-  std::string line;
-  for (std::size_t line_no = 1; std::getline(in, line); ++line_no) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    if (unparsed) return make_error(*unparsed);
-    const LineContext at{path.string() + ":" + std::to_string(line_no)};
-    json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded() || !j.is_object()) {
-      unparsed = at.where + ": not a JSON object";
-      continue;
-    }
+  auto read = common::for_each_json_line<json>(path, "a trajectories file", [&](const json& j, const std::string& where)
+                                                                           -> common::Fallible {
+    const LineContext at{where};
     auto key = read_key(j, at);
     if (!key) return key.error();
     auto found = index_of.find(*key);
@@ -139,20 +124,20 @@ Expected<TrajectoryFile> read_trajectory_file(const fs::path& path) {
       if (!advantage) return advantage.error();
       if (j.contains("return")) r.return_ = *ret;
       if (j.contains("advantage")) r.advantage = *advantage;
-      continue;
+      return common::Ok{};
     }
     auto record = read_full_record(j, *key, at);
     if (!record) return record.error();
     if (found != index_of.end()) {
       file.warnings.push_back(at.where + ": repeats an earlier record for the same turn; keeping this one");
       file.records[found->second] = std::move(*record);
-      continue;
+      return common::Ok{};
     }
     index_of.emplace(*key, file.records.size());
     file.records.push_back(std::move(*record));
-  }
-  if (in.bad()) return make_error(path.string() + ": read failed: " + std::strerror(errno));
-  if (unparsed) file.warnings.push_back(*unparsed + " (the last line; a run killed mid-write) - ignored");
+    return common::Ok{};
+  }, file.warnings);
+  if (!read) return read.error();
   return file;
 }
 

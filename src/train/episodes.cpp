@@ -1,9 +1,10 @@
 #include "train/episodes.hpp"
 
-#include <fstream>
 #include <map>
 
 #include <nlohmann/json.hpp>
+
+#include "common/json_lines.hpp"
 
 namespace kernelrl::train {
 
@@ -41,33 +42,27 @@ common::Expected<Episode> episode_from(const json& j) {
 }  // namespace
 
 common::Expected<std::vector<Episode>> read_episodes(const std::filesystem::path& run_dir) {
-  const auto path = run_dir / "trajectories.jsonl";
-  std::ifstream in(path);
-  if (!in) return common::make_error(path.string() + ": cannot read");
   std::vector<Episode> episodes;
   std::map<std::tuple<std::string, int, int>, std::size_t> index;
-  std::string line;
-  for (int n = 1; std::getline(in, line); ++n) {
-    if (line.empty()) continue;
-    auto j = json::parse(line, nullptr, false);
-    if (j.is_discarded()) {
-      if (in.peek() == EOF) break;  // a last line cut short by a kill: the runner redoes that turn
-      return common::make_error(path.string() + ":" + std::to_string(n) + ": not JSON");
-    }
+  std::vector<std::string> warnings;  // a last line cut short by a kill: the runner redoes that turn
+  auto read = common::for_each_json_line<json>(run_dir / "trajectories.jsonl", "a trajectories file",
+                                         [&](const json& j, const std::string& where) -> common::Fallible {
     try {
       const auto key = std::make_tuple(j.at("task").get<std::string>(), j.at("trajectory").get<int>(), j.at("turn").get<int>());
       if (j.value("update", false)) {
         if (auto it = index.find(key); it != index.end()) episodes[it->second].advantage = j.at("advantage").get<double>();
-        continue;
+        return common::Ok{};
       }
       auto e = episode_from(j);
-      if (!e) return common::make_error(path.string() + ":" + std::to_string(n) + ": " + e.error().message);
+      if (!e) return common::make_error(where + ": " + e.error().message);
       index[key] = episodes.size();
       episodes.push_back(std::move(*e));
     } catch (const json::exception& ex) {
-      return common::make_error(path.string() + ":" + std::to_string(n) + ": " + ex.what());
+      return common::make_error(where + ": " + ex.what());
     }
-  }
+    return common::Ok{};
+  }, warnings);
+  if (!read) return read.error();
   return episodes;
 }
 
