@@ -10,6 +10,7 @@
 #include <torch/torch.h>
 
 #include "common/fs.hpp"
+#include "rollout/run_dir.hpp"
 #include "rollout/runner.hpp"
 #include "rollout/task_set.hpp"
 #include "train/episodes.hpp"
@@ -48,13 +49,17 @@ std::vector<fs::path> tasks_of_step(const std::vector<rollout::RolloutTask>& tas
                                     std::uint64_t seed) {
   std::vector<fs::path> out;
   const std::size_t n = tasks.size();
+  std::vector<std::size_t> order(n);
+  std::size_t order_pass = static_cast<std::size_t>(-1);  // the pass `order` was shuffled for
   for (int k = 0; k < per_step && static_cast<std::size_t>(k) < n; ++k) {
     const std::size_t global = static_cast<std::size_t>(step) * per_step + k;
     const std::size_t pass = global / n;
-    std::vector<std::size_t> order(n);
-    std::iota(order.begin(), order.end(), 0);
-    std::mt19937_64 rng(seed * 1000003ull + pass);
-    std::shuffle(order.begin(), order.end(), rng);
+    if (pass != order_pass) {
+      std::iota(order.begin(), order.end(), 0);
+      std::mt19937_64 rng(seed * 1000003ull + pass);
+      std::shuffle(order.begin(), order.end(), rng);
+      order_pass = pass;
+    }
     out.push_back(tasks[order[global % n]].path);
   }
   return out;
@@ -70,14 +75,12 @@ common::Fallible prepare_run_dir(const TrainConfig& c) {
     auto text = common::read_file(file);
     if (!text) return text.error();
     auto have = json::parse(*text, nullptr, false);
-    if (have.is_discarded()) return make_error(file.string() + ": not JSON");
-    for (auto& [key, value] : want.items()) {
-      if (key == "n_steps") continue;  // a run may be extended
-      if (!have.contains(key) || have[key] != value) {
-        return make_error(file.string() + ": this run was started with " + key + " = " +
-                          (have.contains(key) ? have[key].dump() : "(absent)") + ", not " + value.dump() +
-                          "; use another --out or the same settings");
-      }
+    if (have.is_discarded() || !have.is_object()) return make_error(file.string() + ": not a JSON object");
+    json want_fixed = want;
+    have.erase("n_steps");  // a run may be extended
+    want_fixed.erase("n_steps");
+    if (auto same = rollout::check_same_settings(have, want_fixed); !same) {
+      return make_error(file.string() + ": " + same.error().message);
     }
   }
   return common::write_file_atomic(file, want.dump(2) + "\n");
