@@ -76,12 +76,23 @@ if [ -z "${SKIP_LOGITS:-}" ]; then
 fi
 
 # Training with the default model (docs/train.md says why the reward here is the format reward).
+# RESUME=1 continues the run a previous call on this (still warm) machine left in $run.
 run=/tmp/kernelrl-train-run
-rm -rf "$run"
-timeout "${TRAIN_S:-330}" $bin train --model "$model" --out "$run" --reward format --steps "${STEPS:-20}" \
-  --tasks-per-step 4 --trajectories 16 --turns 1 --max-new-tokens "${NEW_TOKENS:-256}" --lr "${LR:-3e-5}" \
-  --temperature 1.0 --max-grad-norm 1.0 >"$out/train.log" 2>&1
-note "train: rc $?"; grep -E "^step|^train|fatal signal" "$out/train.log" | tee -a "$summary"
+[ -n "${RESUME:-}" ] || rm -rf "$run"
+train_args=(train --model "$model" --out "$run" --reward format --steps "${STEPS:-20}"
+  --tasks-per-step 4 --trajectories 16 --turns 1 --max-new-tokens "${NEW_TOKENS:-256}" --lr "${LR:-3e-5}"
+  --temperature 1.0 --max-grad-norm 1.0)
+timeout "${TRAIN_S:-330}" $bin "${train_args[@]}" >"$out/train.log" 2>&1
+rc=$?
+note "train: rc $rc"; grep -E "^step|^train|fatal signal" "$out/train.log" | tee -a "$summary"
+# After a crash the run resumes at the crashed step (the same batch) under cuda-gdb, which stops at
+# the signal and prints every thread's stack.
+if grep -q "fatal signal" "$out/train.log" && command -v cuda-gdb >/dev/null; then
+  timeout "${GDB_S:-240}" cuda-gdb -q -batch -ex "set pagination off" -ex "set print thread-events off" -ex run \
+    -ex "info threads" -ex bt -ex "thread apply all bt 12" --args $bin "${train_args[@]}" >"$out/gdb.log" 2>&1
+  note "cuda-gdb rerun: rc $?"
+  grep -A25 -E "received signal|^#0" "$out/gdb.log" | head -60 | tee -a "$summary"
+fi
 # A crash report's frames (OBJECT(+OFFSET)) resolved to functions and lines.
 grep -oE '^[^ ]+\(\+0x[0-9a-f]+\)' "$out/train.log" | head -40 | while IFS= read -r frame; do
   obj="${frame%%(*}"; off="${frame##*(+}"; off="${off%)}"
@@ -89,3 +100,4 @@ grep -oE '^[^ ]+\(\+0x[0-9a-f]+\)' "$out/train.log" | head -40 | while IFS= read
 done | tee -a "$summary"
 cp "$run/train_log.jsonl" "$out/" 2>/dev/null
 $bin report "$run" >"$out/train-report.txt" 2>&1 || true
+cp "$run"/report.html "$out/train-report.html" 2>/dev/null

@@ -9,6 +9,7 @@
 #include <map>
 #include <thread>
 
+#include "common/crash_report.hpp"
 #include "common/progress.hpp"
 #include "rollout/credit.hpp"
 #include "rollout/run_dir.hpp"
@@ -97,6 +98,7 @@ class RunState {
     std::vector<std::thread> workers;
     for (int i = 0; i < config_.concurrency; ++i) {
       workers.emplace_back([this] {
+        common::CrashStack crash_stack;  // a stack overflow here is reported, not silent
         while (auto unit = queue_.pop()) {
           run_unit(*unit);
           finish_unit(*unit);

@@ -4,6 +4,7 @@
 
 #include <torch/torch.h>
 
+#include "common/crash_report.hpp"
 #include "model/autocast.hpp"
 
 namespace kernelrl::train {
@@ -57,6 +58,7 @@ common::Expected<rollout::PolicyResponse> LocalPolicy::generate(const std::vecto
 }
 
 void LocalPolicy::serve() {
+  common::CrashStack crash_stack;
   std::unique_lock lock(mutex_);
   while (true) {
     wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });

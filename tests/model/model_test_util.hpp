@@ -29,9 +29,9 @@ inline weights::ModelConfig tiny_config(bool tied = false, bool qwen2 = false) {
   return c;
 }
 
-// Weights drawn from `seed`: matrices N(0, 0.3), norms 1 + N(0, 0.1), biases N(0, 0.1).
+// Weights drawn from `seed`: matrices N(0, matrix_std), norms 1 + N(0, 0.1), biases N(0, 0.1).
 inline Transformer tiny_model(const weights::ModelConfig& config, torch::Dtype dtype = torch::kFloat64,
-                              std::uint64_t seed = 1) {
+                              std::uint64_t seed = 1, double matrix_std = 0.3) {
   torch::manual_seed(seed);
   Transformer model(config);
   torch::NoGradGuard no_grad;
@@ -43,7 +43,7 @@ inline Transformer tiny_model(const weights::ModelConfig& config, torch::Dtype d
     } else if (name.size() > 5 && name.compare(name.size() - 5, 5, ".bias") == 0) {
       p.normal_(0.0, 0.1);
     } else {
-      p.normal_(0.0, 0.3);
+      p.normal_(0.0, matrix_std);
     }
   }
   model->to(dtype);
