@@ -88,10 +88,10 @@ note "train: rc $rc"; grep -E "^step|^train|fatal signal" "$out/train.log" | tee
 # After a crash the run resumes at the crashed step (the same batch) under cuda-gdb, which stops at
 # the signal and prints every thread's stack.
 if grep -q "fatal signal" "$out/train.log" && command -v cuda-gdb >/dev/null; then
-  timeout "${GDB_S:-240}" cuda-gdb -q -batch -ex "set pagination off" -ex "set print thread-events off" -ex run \
+  timeout "${GDB_S:-240}" cuda-gdb -q -batch -ex "set pagination off" -ex "set print thread-events off" -ex "set cuda api_failures ignore" -ex run \
     -ex "info threads" -ex bt -ex "thread apply all bt 12" --args $bin "${train_args[@]}" >"$out/gdb.log" 2>&1
   note "cuda-gdb rerun: rc $?"
-  grep -A25 -E "received signal|^#0" "$out/gdb.log" | head -60 | tee -a "$summary"
+  grep -v "Cuda Driver error" "$out/gdb.log" | grep -A30 -E "received signal" | head -80 | tee -a "$summary"
 fi
 # A crash report's frames (OBJECT(+OFFSET)) resolved to functions and lines.
 grep -oE '^[^ ]+\(\+0x[0-9a-f]+\)' "$out/train.log" | head -40 | while IFS= read -r frame; do

@@ -45,6 +45,19 @@ void write_dec(long v) {
   write_str(p);
 }
 
+std::uintptr_t stack_pointer(const void* context) {
+  if (context == nullptr) return 0;
+  const auto* uc = static_cast<const ucontext_t*>(context);
+#if defined(__x86_64__)
+  return static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
+#elif defined(__aarch64__)
+  return static_cast<std::uintptr_t>(uc->uc_mcontext.sp);
+#else
+  (void)uc;
+  return 0;
+#endif
+}
+
 std::uintptr_t instruction_pointer(const void* context) {
   if (context == nullptr) return 0;
   const auto* uc = static_cast<const ucontext_t*>(context);
@@ -78,6 +91,15 @@ void on_fatal_signal(int sig, siginfo_t* info, void* context) {
   void* frames[64];
   const int n = ::backtrace(frames, 64);
   ::backtrace_symbols_fd(frames, n, STDERR_FILENO);
+  // A jump to a bad address (a null function pointer: the fault is the instruction fetch itself)
+  // leaves nothing to unwind from; the caller's return address is among the top words of the stack.
+  const std::uintptr_t ip = instruction_pointer(context), sp = stack_pointer(context);
+  if (info != nullptr && ip == reinterpret_cast<std::uintptr_t>(info->si_addr) && sp != 0) {
+    write_str("top of the stack (the first code address is the caller's return address):\n");
+    void* words[16];
+    for (int i = 0; i < 16; ++i) words[i] = reinterpret_cast<void* const*>(sp)[i];
+    ::backtrace_symbols_fd(words, 16, STDERR_FILENO);
+  }
   ::signal(sig, SIG_DFL);  // the default action ends the process with the same signal
   ::raise(sig);
 }

@@ -240,6 +240,8 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
       if (!e.advantage || e.response_ids.empty()) continue;
       samples.push_back({policy->prompt_ids(e.messages), e.response_ids, *e.advantage});
     }
+    std::fprintf(stderr, "step %d/%d: rollout done in %.1f s; updating on %zu samples\n", step + 1, config.n_steps,
+                 rollout_s, samples.size());
     const auto t1 = std::chrono::steady_clock::now();
     auto stats = update_policy(policy->model, policy->bf16_autocast, optimizer, std::move(samples), config.update, config.seed + step);
     if (!stats) return make_error("step " + std::to_string(step + 1) + ": " + stats.error().message);

@@ -29,6 +29,17 @@ TEST(CrashReport, NullDereferenceIsReportedWithTheAddress) {
       "fatal signal Segmentation fault at address 0x0 .*instruction pointer 0x[0-9a-f]+.*backtrace");
 }
 
+TEST(CrashReport, CallThroughANullFunctionPointerShowsTheCaller) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        install_crash_report();
+        void (*volatile fn)() = nullptr;
+        fn();
+      },
+      "instruction pointer 0x0,.*top of the stack.*common_crash_report_test\\(");
+}
+
 TEST(CrashReport, StackOverflowOnAWorkerThreadIsReported) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_DEATH(
