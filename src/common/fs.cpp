@@ -1,6 +1,8 @@
 #include "common/fs.hpp"
 
+#include <ftw.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -61,6 +63,44 @@ fs::path cache_root() {
   if (const char* d = std::getenv("XDG_CACHE_HOME"); d && *d) return fs::path(d) / "kernelrl";
   if (const char* d = std::getenv("HOME"); d && *d) return fs::path(d) / ".cache" / "kernelrl";
   return fs::temp_directory_path() / "kernelrl-cache";
+}
+
+namespace {
+
+// nftw's callback cannot carry state: remove_tree points this thread's pointer at its own.
+struct RemoveTreeState {
+  std::uint64_t removed = 0;
+  int error = 0;
+  std::string failed;
+};
+thread_local RemoveTreeState* remove_tree_state = nullptr;
+
+int remove_entry(const char* path, const struct stat*, int, struct FTW*) {
+  if (::remove(path) != 0 && errno != ENOENT) {
+    remove_tree_state->error = errno;
+    remove_tree_state->failed = path;
+    return 1;  // stop the walk
+  }
+  ++remove_tree_state->removed;
+  return 0;
+}
+
+}  // namespace
+
+Expected<std::uint64_t> remove_tree(const std::filesystem::path& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return std::uint64_t{0};
+    return Error{path.string() + ": cannot remove: " + std::strerror(errno)};
+  }
+  RemoveTreeState state;
+  remove_tree_state = &state;
+  // Depth first (children before their directory), physical (links are not followed).
+  const int rc = ::nftw(path.c_str(), remove_entry, 32, FTW_DEPTH | FTW_PHYS);
+  remove_tree_state = nullptr;
+  if (state.error != 0) return Error{state.failed + ": cannot remove: " + std::strerror(state.error)};
+  if (rc != 0) return Error{path.string() + ": cannot remove: " + std::strerror(errno)};
+  return state.removed;
 }
 
 }  // namespace kernelrl::common

@@ -129,7 +129,7 @@ CompileResult build_kernelbench(const build_request& req) {
   // Start clean: a killed build leaves torch's own lock file behind, on which load_inline waits forever.
   fs::remove(req.entry / "result.json", ec);
   const fs::path extensions = req.entry / "extensions";
-  remove_tree(extensions);
+  (void)common::remove_tree(extensions);
   fs::create_directories(extensions, ec);
   const fs::path src = req.entry / source_file_name(req.options.format);
   if (auto s = common::write_file_atomic(src, req.source); !s) {

@@ -102,7 +102,7 @@ CompileResult build_library(const build_request& req) {
   const fs::path src = *scratch / source_file_name(req.options.format);
   const fs::path out = *scratch / artifact_file_name(req.options.format);
   if (auto s = common::write_file_atomic(src, req.source); !s) {
-    remove_tree(*scratch);
+    (void)common::remove_tree(*scratch);
     return infrastructure_failure("cannot write the source: " + s.error().message);
   }
   common::RunLimits limits;
@@ -138,7 +138,7 @@ CompileResult build_library(const build_request& req) {
   if (result.status == Status::OK) result.artifact = out;
   result.t_compile_ms = ms_since(start);
   if (!outcome.cacheable) {
-    remove_tree(*scratch);
+    (void)common::remove_tree(*scratch);
     result.artifact.clear();
     return result;
   }

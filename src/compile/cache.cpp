@@ -143,11 +143,6 @@ common::Fallible write_entry_files(const fs::path& dir, const std::string& key_t
   return common::write_file_atomic(dir / "result.json", j.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
 }
 
-void remove_tree(const fs::path& dir) {
-  std::error_code ec;
-  fs::remove_all(dir, ec);
-}
-
 CompileResult publish(const fs::path& cache_dir, const fs::path& scratch, const fs::path& entry,
                       const std::string& key_text, const std::string& display_name, bool replace,
                       CompileResult built) {
@@ -163,7 +158,7 @@ CompileResult publish(const fs::path& cache_dir, const fs::path& scratch, const 
     if (ec != std::errc::directory_not_empty && ec != std::errc::file_exists) break;
     if (!replace) {
       if (auto winner = read_entry(entry, key_text, display_name)) {
-        remove_tree(scratch);
+        (void)common::remove_tree(scratch);
         winner->t_compile_ms = built.t_compile_ms;
         return *winner;
       }
@@ -173,7 +168,7 @@ CompileResult publish(const fs::path& cache_dir, const fs::path& scratch, const 
     auto aside = common::make_temp_dir(cache_dir / "tmp", "old-");
     if (!aside) break;
     fs::rename(entry, *aside / "entry", ec);
-    remove_tree(*aside);
+    (void)common::remove_tree(*aside);
     replace = false;
   }
   return built;  // could not publish: the artifact stays in the scratch folder under tmp/

@@ -52,7 +52,4 @@ CompileResult publish(const std::filesystem::path& cache_dir, const std::filesys
                       const std::filesystem::path& entry, const std::string& key_text,
                       const std::string& display_name, bool replace, CompileResult built);
 
-// Removes a folder tree, ignoring errors (scratch folders of failed or uncached builds).
-void remove_tree(const std::filesystem::path& dir);
-
 }  // namespace kernelrl::compile::detail

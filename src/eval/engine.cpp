@@ -93,8 +93,7 @@ common::Expected<std::unique_ptr<Engine>> Engine::create(EngineConfig config) {
 
 Engine::~Engine() {
   workers_.clear();  // each worker exits and is reaped
-  std::error_code ec;
-  if (!device_lock_dir_.empty()) fs::remove_all(device_lock_dir_, ec);
+  if (!device_lock_dir_.empty()) (void)common::remove_tree(device_lock_dir_);
 }
 
 class Engine::WorkerLease {

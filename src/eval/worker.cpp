@@ -112,8 +112,7 @@ class Server {
           if (device_lock_) device_lock_->acquire(sandbox::mode_for_phase(phase, device_lock_->mode()));
         });
     if (device_lock_) device_lock_->acquire(sandbox::DeviceLock::Mode::NONE);
-    std::error_code ec;
-    std::filesystem::remove_all(current->scratch, ec);
+    (void)common::remove_tree(current->scratch);
     if (outcome.has_record) reply["record"] = outcome.record;
     reply["outcome"] = outcome_json(outcome);
     return reply;
@@ -142,8 +141,7 @@ class Server {
         },
         dir->string());
     if (w.handle.pid <= 0) {
-      std::error_code ec;
-      std::filesystem::remove_all(*dir, ec);
+      (void)common::remove_tree(*dir);
       return std::nullopt;
     }
     return w;
@@ -168,8 +166,7 @@ class Server {
   void drop_warm() {
     if (!warm_) return;
     sandbox::discard_child(warm_->handle);
-    std::error_code ec;
-    std::filesystem::remove_all(warm_->scratch, ec);
+    (void)common::remove_tree(warm_->scratch);
     warm_.reset();
   }
 
@@ -217,8 +214,7 @@ int worker_main(int in_fd, int out_fd, const std::string& device_lock_dir) {
   }
   sandbox::reap_children(true);
   if (scratch_root) {
-    std::error_code ec;
-    std::filesystem::remove_all(*scratch_root, ec);
+    (void)common::remove_tree(*scratch_root);
   }
   return 0;
 }

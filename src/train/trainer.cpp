@@ -115,8 +115,7 @@ common::Fallible save_step(const TrainConfig& c, PolicyModel& policy, torch::opt
   }
   json state = {{"steps_done", steps_done}, {"checkpoint", name}};
   if (auto s = common::write_file_atomic(c.run_dir / "train_state.json", state.dump(2) + "\n"); !s) return s;
-  std::error_code ec;
-  if (!previous.checkpoint.empty() && previous.checkpoint != dir) fs::remove_all(previous.checkpoint, ec);
+  if (!previous.checkpoint.empty() && previous.checkpoint != dir) (void)common::remove_tree(previous.checkpoint);
   return common::Ok{};
 }
 

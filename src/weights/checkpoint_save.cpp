@@ -73,7 +73,7 @@ common::Fallible swap_in(const fs::path& tmp, const fs::path& dir) {
   old += ".old";
   bool had_old = fs::exists(dir, ec);
   if (had_old) {
-    fs::remove_all(old, ec);
+    (void)common::remove_tree(old);
     fs::rename(dir, old, ec);
     if (ec) return common::make_error(dir.string() + ": cannot move the previous checkpoint aside: " + ec.message());
   }
@@ -83,7 +83,7 @@ common::Fallible swap_in(const fs::path& tmp, const fs::path& dir) {
     if (had_old) fs::rename(old, dir, ec);
     return common::make_error(dir.string() + ": cannot move the new checkpoint into place: " + why);
   }
-  if (had_old) fs::remove_all(old, ec);
+  if (had_old) (void)common::remove_tree(old);
   return common::Ok{};
 }
 
@@ -99,7 +99,7 @@ common::Fallible save_hf_checkpoint(const fs::path& dir, const ModelConfig& conf
   fs::path tmp = dir;
   tmp += ".tmp";
   std::error_code ec;
-  fs::remove_all(tmp, ec);  // a leftover of an interrupted save
+  (void)common::remove_tree(tmp);  // a leftover of an interrupted save
   fs::create_directories(tmp, ec);
   if (ec) return common::make_error(tmp.string() + ": cannot create: " + ec.message());
   common::Fallible written = common::Ok{};
@@ -111,7 +111,7 @@ common::Fallible save_hf_checkpoint(const fs::path& dir, const ModelConfig& conf
     written = fail(e.what());
   }
   if (!written) {
-    fs::remove_all(tmp, ec);
+    (void)common::remove_tree(tmp);
     return written;
   }
   return swap_in(tmp, dir);
