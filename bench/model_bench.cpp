@@ -34,6 +34,7 @@
 
 #include "common/provenance.hpp"
 #include "model/autocast.hpp"
+#include "model/decode_graph.hpp"
 #include "model/sampler.hpp"
 #include "model/transformer.hpp"
 #ifdef KERNELRL_MODEL_BENCH_HAS_CHECKPOINT
@@ -247,39 +248,47 @@ void bench_sampling(const weights::ModelConfig& config, const torch::Device& dev
   params.temperature = 0.9;
   params.max_new_tokens = o.new_tokens;
   params.seed = 1;
+  // On CUDA: decoding through a CUDA graph (the default) and the eager loop, same prompts and seed.
+  std::vector<bool> graph_modes{true};
+  if (device.is_cuda() && model::cuda_graphs_available()) graph_modes.push_back(false);
   for (auto batch : o.sample_batches) {
     std::vector<std::vector<std::int64_t>> prompts(batch);
     auto ids = torch::randint(0, config.vocab_size, {batch, o.prompt}, torch::kInt64);
     for (std::int64_t r = 0; r < batch; ++r) {
       prompts[r].assign(ids[r].data_ptr<std::int64_t>(), ids[r].data_ptr<std::int64_t>() + o.prompt);
     }
-    auto warm = params;
-    warm.max_new_tokens = std::min<std::int64_t>(8, o.new_tokens);
-    if (auto w = model::generate(net, prompts, warm); !w) {
-      std::fprintf(stderr, "kernelrl_model_bench: %s\n", w.error().message.c_str());
-      std::exit(1);
-    }
-    std::vector<double> times;
-    std::int64_t n_new = 0;
-    for (int rep = 0; rep < 3; ++rep) {  // odd, so the median is a measured run (as in hf_model_bench.py)
-      sync(device);
-      const auto start = std::chrono::steady_clock::now();
-      auto samples = model::generate(net, prompts, params);
-      sync(device);
-      times.push_back(seconds_since(start));
-      if (!samples) {
-        std::fprintf(stderr, "kernelrl_model_bench: %s\n", samples.error().message.c_str());
+    for (bool graphs : graph_modes) {
+      params.cuda_graphs = graphs;
+      auto warm = params;
+      warm.max_new_tokens = std::min<std::int64_t>(8, o.new_tokens);
+      if (auto w = model::generate(net, prompts, warm); !w) {
+        std::fprintf(stderr, "kernelrl_model_bench: %s\n", w.error().message.c_str());
         std::exit(1);
       }
-      n_new = 0;
-      for (const auto& s : *samples) n_new += static_cast<std::int64_t>(s.token_ids.size());
+      std::vector<double> times;
+      std::int64_t n_new = 0;
+      for (int rep = 0; rep < 3; ++rep) {  // odd, so the median is a measured run (as in hf_model_bench.py)
+        sync(device);
+        const auto start = std::chrono::steady_clock::now();
+        auto samples = model::generate(net, prompts, params);
+        sync(device);
+        times.push_back(seconds_since(start));
+        if (!samples) {
+          std::fprintf(stderr, "kernelrl_model_bench: %s\n", samples.error().message.c_str());
+          std::exit(1);
+        }
+        n_new = 0;
+        for (const auto& s : *samples) n_new += static_cast<std::int64_t>(s.token_ids.size());
+      }
+      const auto s = spread(times);
+      const bool graphed = graphs && device.is_cuda() && model::cuda_graphs_available();
+      std::printf("# sample%s: batch %lld, prompt %lld, %lld new tokens in total, %s weights; %.3f s (%.3f..%.3f over %zu)\n",
+                  graphed ? " (CUDA graph)" : " (eager)", static_cast<long long>(batch),
+                  static_cast<long long>(o.prompt), static_cast<long long>(n_new),
+                  dtype == torch::kBFloat16 ? "bfloat16" : "float32", s.median, s.min, s.max, times.size());
+      std::printf("row sample_b%lld%s_new_tokens_per_s %.0f tokens/s\n", static_cast<long long>(batch),
+                  graphs ? "" : "_eager", static_cast<double>(n_new) / s.median);
     }
-    const auto s = spread(times);
-    std::printf("# sample: batch %lld, prompt %lld, %lld new tokens in total, %s weights; %.3f s (%.3f..%.3f over %zu)\n",
-                static_cast<long long>(batch), static_cast<long long>(o.prompt), static_cast<long long>(n_new),
-                dtype == torch::kBFloat16 ? "bfloat16" : "float32", s.median, s.min, s.max, times.size());
-    std::printf("row sample_b%lld_new_tokens_per_s %.0f tokens/s\n", static_cast<long long>(batch),
-                static_cast<double>(n_new) / s.median);
   }
 }
 

@@ -41,7 +41,11 @@ target_include_directories(kernelrl_torch SYSTEM INTERFACE ${_torch_includes})
 target_compile_definitions(kernelrl_torch INTERFACE _GLIBCXX_USE_CXX11_ABI=${KERNELRL_TORCH_CXX11_ABI})
 # --no-as-needed: libtorch_cuda registers the CUDA backend from static initialisers; nothing
 # references it by symbol, so an as-needed link would drop it and tensors could not go to the GPU.
-target_link_libraries(kernelrl_torch INTERFACE "-Wl,--no-as-needed" ${_torch_libs} "-Wl,--as-needed")
+# libstdc++ first: pip's libtorch.so exports its own (older) copy of std::filesystem, and symbols
+# bind to the first library in the executable's NEEDED list that defines them; its remove_all
+# jumped to address 0 on the GPU machine (docs/train.md). With libstdc++ first, the program's
+# std:: calls reach the system library they were compiled against.
+target_link_libraries(kernelrl_torch INTERFACE "-Wl,--no-as-needed" stdc++ ${_torch_libs} "-Wl,--as-needed")
 string(REPLACE "," ":" _torch_rpath "${_torch_libdirs_raw}")
 target_link_options(kernelrl_torch INTERFACE "-Wl,-rpath,${_torch_rpath}")
 message(STATUS "libtorch: ${_torch_libdirs_raw} (CUDA: ${KERNELRL_TORCH_HAS_CUDA}, cxx11 abi: ${KERNELRL_TORCH_CXX11_ABI})")

@@ -27,9 +27,10 @@ std::filesystem::path cache_root();
 // Removes `path` and everything under it (symbolic links are removed, never followed); a missing
 // path is fine. Returns the number of entries removed, or an Error naming the first entry that
 // could not be removed. Use this, not std::filesystem::remove_all: the pip builds of libtorch.so
-// export their own copy of remove_all(path, error_code&), which the dynamic linker binds in every
-// binary that links torch, and that copy jumped to address 0 on the H200 machine (2026-11-30:
-// it crashed `kernelrl train` when it removed the previous step's checkpoint).
+// export their own copy of std::filesystem, and where it came first in a binary's library order
+// its remove_all(path, error_code&) jumped to address 0 on the H200 machine (2026-11-30: it crashed
+// `kernelrl train` when it removed the previous step's checkpoint). cmake/torch.cmake now puts
+// libstdc++ first; this keeps the recursive removal independent of whichever copy binds.
 Expected<std::uint64_t> remove_tree(const std::filesystem::path& path);
 
 }  // namespace kernelrl::common

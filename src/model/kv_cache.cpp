@@ -19,11 +19,14 @@ KvCache::KvCache(const weights::ModelConfig& config, std::int64_t batch, std::in
 
 torch::Tensor KvCache::lengths() const { return key_mask_.narrow(1, 0, length_).sum(1); }
 
-torch::Tensor KvCache::key_mask() const { return key_mask_.narrow(1, 0, length_ + pending_); }
+torch::Tensor KvCache::key_mask() const {
+  return in_slot_step() ? key_mask_ : key_mask_.narrow(1, 0, length_ + pending_);
+}
 
 void KvCache::reset() {
   length_ = 0;
   pending_ = 0;
+  slot_ = torch::Tensor();
   has_padding_ = false;
   key_mask_.fill_(false);
 }
@@ -50,20 +53,41 @@ void KvCache::begin(std::int64_t n_new, const torch::Tensor& attention_mask) {
   pending_ = n_new;
 }
 
+void KvCache::begin_at(const torch::Tensor& slot) {
+  TORCH_CHECK(pending_ == 0, "KvCache::begin_at: the previous step was not committed");
+  TORCH_CHECK(slot.dim() == 1 && slot.size(0) == 1 && slot.scalar_type() == torch::kInt64 &&
+                  slot.device() == key_mask_.device(),
+              "KvCache::begin_at: slot must be a [1] int64 tensor on ", key_mask_.device(), ", got ",
+              slot.scalar_type(), " ", slot.sizes(), " on ", slot.device());
+  key_mask_.index_fill_(1, slot, true);
+  slot_ = slot;
+  pending_ = 1;
+  has_padding_ = true;  // attention must read the mask from now on: unwritten slots are not keys
+}
+
 std::pair<torch::Tensor, torch::Tensor> KvCache::store(std::int64_t layer, const torch::Tensor& k,
                                                        const torch::Tensor& v) {
   TORCH_CHECK(layer >= 0 && layer < static_cast<std::int64_t>(keys_.size()), "KvCache: no layer ", layer);
   TORCH_CHECK(k.size(1) == pending_, "KvCache::store: got ", k.size(1), " tokens, begin() reserved ", pending_);
+  if (in_slot_step()) {
+    keys_[layer].index_copy_(2, slot_, k.transpose(1, 2).to(keys_[layer].scalar_type()));
+    values_[layer].index_copy_(2, slot_, v.transpose(1, 2).to(values_[layer].scalar_type()));
+    return {keys_[layer], values_[layer]};
+  }
   keys_[layer].narrow(2, length_, pending_).copy_(k.transpose(1, 2));
   values_[layer].narrow(2, length_, pending_).copy_(v.transpose(1, 2));
   return {keys_[layer].narrow(2, 0, length_ + pending_), values_[layer].narrow(2, 0, length_ + pending_)};
 }
 
 void KvCache::commit() {
-  length_ += pending_;
+  if (!in_slot_step()) length_ += pending_;
   pending_ = 0;
+  slot_ = torch::Tensor();
 }
 
-void KvCache::rollback() { pending_ = 0; }
+void KvCache::rollback() {
+  pending_ = 0;
+  slot_ = torch::Tensor();
+}
 
 }  // namespace kernelrl::model

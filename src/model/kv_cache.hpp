@@ -39,12 +39,22 @@ class KvCache {
   void rollback();  // forgets an uncommitted step (the forward failed); the cache stays usable
   std::int64_t pending() const { return pending_; }
 
+  // A one-token step whose shapes never change, so it can be captured in a CUDA graph and
+  // replayed: `slot` ([1] int64 on the cache's device) says where the new keys/values go; store()
+  // returns every layer's whole capacity and key_mask() the whole [B, capacity] mask (slots not yet
+  // written are false, so attention ignores them). The new token counts as real in every row. A
+  // slot step does not advance length(): the caller keeps the position (the device tensor is read
+  // when the step runs, so a replay writes wherever `slot` points then).
+  void begin_at(const torch::Tensor& slot);
+  bool in_slot_step() const { return slot_.defined(); }
+
  private:
   std::int64_t batch_, capacity_;
   std::int64_t length_ = 0, pending_ = 0;
   bool has_padding_ = false;
   std::vector<torch::Tensor> keys_, values_;  // per layer [B, n_kv_heads, capacity, head_dim]
   torch::Tensor key_mask_;                    // [B, capacity] bool
+  torch::Tensor slot_;                        // [1] int64 during a slot step, else undefined
 };
 
 }  // namespace kernelrl::model

@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <limits>
 #include <mutex>
+#include <optional>
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Context.h>
 #include <c10/core/InferenceMode.h>
 
 #include "model/autocast.hpp"
+#include "model/decode_graph.hpp"
 #include "model/kv_cache.hpp"
 
 namespace kernelrl::model {
@@ -164,6 +166,9 @@ std::vector<Sample> run_generation(Transformer& model, const std::vector<std::ve
   };
 
   c10::InferenceMode inference;
+  const bool use_graph = params.cuda_graphs && device.is_cuda() && params.max_new_tokens > 1 && cuda_graphs_available();
+  std::optional<GraphStream> graph_stream;  // first: every tensor of this generation lives on its stream
+  if (use_graph) graph_stream.emplace(device);
   // Fused projections for the duration of this call; dropped on every way out.
   struct Fusion {
     Transformer& model;
@@ -185,6 +190,8 @@ std::vector<Sample> run_generation(Transformer& model, const std::vector<std::ve
   std::size_t window = 0;
   for (const auto& stop : params.stop_strings) window = std::max(window, stop.size() + 8);
   std::int64_t n_steps = 0;
+  std::optional<DecodeGraph> graph;
+  if (use_graph) graph.emplace(model, cache);
   if (max_new > 0) {
     auto logits = model->forward_last(ids_t, pos_t, &cache, padded ? mask_t : torch::Tensor());
     auto next_pos = pos_t.select(1, prompt_len - 1) + 1;
@@ -214,7 +221,9 @@ std::vector<Sample> run_generation(Transformer& model, const std::vector<std::ve
         if (all_finished) break;
       }
       if (step + 1 == max_new) break;
-      logits = model->forward_last(s.token.view({batch, 1}), next_pos.view({batch, 1}), &cache);
+      // The new token's keys/values go to slot prompt_len + step (the prompt filled the slots before).
+      logits = graph ? graph->step(s.token.view({batch, 1}), next_pos.view({batch, 1}), prompt_len + step)
+                     : model->forward_last(s.token.view({batch, 1}), next_pos.view({batch, 1}), &cache);
       next_pos = next_pos + 1;
     }
   }

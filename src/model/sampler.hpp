@@ -22,6 +22,10 @@ struct SamplingParams {
   std::vector<std::string> stop_strings; // a row stops once its generated text contains one (needs detokenize)
   std::vector<std::int64_t> stop_token_ids;  // a row stops after sampling one (e.g. eos); it is kept in token_ids
   std::uint64_t seed = 0;                // seeds the sampling generator
+  // On CUDA, decode through a CUDA graph (model/decode_graph.hpp) where the build has them; the
+  // tokens are those of the eager loop up to floating-point ties (attention reads the whole
+  // cache under a mask instead of its filled part).
+  bool cuda_graphs = true;
 };
 
 struct Sample {

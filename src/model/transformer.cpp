@@ -40,6 +40,7 @@ AttentionMask build_mask(std::int64_t b, std::int64_t t, const KvCache* cache, c
     // A padding query sees only itself, so no softmax row is empty (no NaN reaches the gradients).
     return {MaskKind::EXPLICIT, torch::ones({t, t}, bools).tril() & (valid | torch::eye(t, bools))};
   }
+  if (cache->in_slot_step()) return {MaskKind::EXPLICIT, cache->key_mask().view({b, 1, 1, cache->capacity()})};
   const auto past = cache->length(), total = past + t;
   if (!cache->has_padding()) {
     if (past == 0) return {MaskKind::CAUSAL, {}};
@@ -112,7 +113,11 @@ torch::Tensor TransformerImpl::hidden_states(const torch::Tensor& input_ids, con
               "Transformer: positions must be [T] or [B, T] with B=", b, " T=", t, ", got ", pos.sizes());
   if (cache != nullptr) {
     TORCH_CHECK(cache->batch() == b, "Transformer: cache batch ", cache->batch(), " but input batch ", b);
-    cache->begin(t, attention_mask);
+    if (cache->in_slot_step()) {
+      TORCH_CHECK(t == 1 && !attention_mask.defined(), "Transformer: a slot step takes one token per row and no mask");
+    } else {
+      cache->begin(t, attention_mask);
+    }
   }
   torch::Tensor x;
   try {
@@ -145,6 +150,17 @@ torch::Tensor TransformerImpl::forward_last(const torch::Tensor& input_ids, cons
                                             KvCache* cache, const torch::Tensor& attention_mask) {
   auto h = hidden_states(input_ids, positions, cache, attention_mask);
   return at::linear(h.select(1, h.size(1) - 1), output_weight());
+}
+
+torch::Tensor TransformerImpl::forward_last_at(const torch::Tensor& input_ids, const torch::Tensor& positions,
+                                               KvCache& cache, const torch::Tensor& slot) {
+  cache.begin_at(slot);
+  try {
+    return forward_last(input_ids, positions, &cache);
+  } catch (...) {
+    cache.rollback();  // a check that failed before the forward started leaves no slot step behind
+    throw;
+  }
 }
 
 TokenLogprobs TransformerImpl::token_logprobs(const torch::Tensor& input_ids, const torch::Tensor& targets,

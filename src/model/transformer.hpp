@@ -66,6 +66,11 @@ class TransformerImpl : public torch::nn::Module {
   torch::Tensor forward_last(const torch::Tensor& input_ids, const torch::Tensor& positions = {},
                              KvCache* cache = nullptr, const torch::Tensor& attention_mask = {});
 
+  // forward_last for one token per row [B, 1] as a slot step of `cache` (KvCache::begin_at): the
+  // same shapes at every step, so the step can be captured in a CUDA graph and replayed.
+  torch::Tensor forward_last_at(const torch::Tensor& input_ids, const torch::Tensor& positions, KvCache& cache,
+                                const torch::Tensor& slot);
+
   // Hidden states after the final norm, [B, T, hidden]: what the output projection reads.
   torch::Tensor hidden_states(const torch::Tensor& input_ids, const torch::Tensor& positions = {},
                               KvCache* cache = nullptr, const torch::Tensor& attention_mask = {});

@@ -305,6 +305,38 @@ TEST(Transformer, CachedDecodingEqualsFullForward) {
   EXPECT_TRUE(torch::allclose(torch::cat(pieces, 1), full, 1e-10, 1e-10));
 }
 
+// Slot steps (the CUDA graph's static-shape decoding: whole-capacity attention under the key
+// mask, writes at a slot given as a tensor) give ordinary decoding's logits, padded rows included.
+TEST(Transformer, SlotStepsMatchOrdinaryDecoding) {
+  torch::NoGradGuard no_grad;
+  auto model = tiny_model(tiny_config(false, true));
+  const std::int64_t width = 6, n_new = 4, capacity = width + n_new + 3;  // spare, never-written slots
+  auto ids = random_ids(2, width + n_new, 50);
+  auto mask = torch::ones({2, width}, torch::kInt64);
+  mask.index_put_({1, torch::indexing::Slice(0, 3)}, 0);  // row 1: three left pads
+  auto positions = (mask.cumsum(1) - 1).clamp_min(0);
+  const auto options = torch::TensorOptions().dtype(torch::kFloat64);
+  KvCache ordinary(model->config(), 2, capacity, options), slotted(model->config(), 2, capacity, options);
+  auto prompt = ids.narrow(1, 0, width);
+  EXPECT_TRUE(torch::allclose(model->forward_last(prompt, positions, &ordinary, mask),
+                              model->forward_last(prompt, positions, &slotted, mask), 1e-12, 1e-12));
+  auto pos = positions.select(1, width - 1).unsqueeze(1);
+  for (std::int64_t i = 0; i < n_new; ++i) {
+    auto token = ids.narrow(1, width + i, 1);
+    auto expected = model->forward_last(token, pos + 1 + i, &ordinary);
+    auto got = model->forward_last_at(token, pos + 1 + i, slotted, torch::full({1}, width + i, torch::kInt64));
+    EXPECT_TRUE(torch::allclose(got, expected, 1e-10, 1e-10)) << "step " << i;
+  }
+  EXPECT_EQ(slotted.length(), width);  // slot steps leave the position to the caller
+  EXPECT_FALSE(slotted.in_slot_step());
+  // Misuse is a c10::Error and leaves no step half begun.
+  EXPECT_THROW(model->forward_last_at(ids.narrow(1, 0, 2), {}, slotted, torch::full({1}, 11, torch::kInt64)),
+               c10::Error);
+  EXPECT_THROW(slotted.begin_at(torch::full({1}, 11, torch::kInt32)), c10::Error);
+  EXPECT_FALSE(slotted.in_slot_step());
+  EXPECT_EQ(slotted.pending(), 0);
+}
+
 TEST(Transformer, LeftPaddedBatchesMatchUnpaddedRows) {
   torch::NoGradGuard no_grad;
   auto model = tiny_model(tiny_config());
