@@ -167,6 +167,7 @@ struct ReportArgs {
   std::string html;  // empty: RUN/report.html when `run` is a directory, else no HTML
   std::string chart_js = metrics::default_chart_js_path.string();
   bool json = false;
+  bool html_optional = true;  // neither --html nor --chart-js given: a missing Chart.js only skips the HTML
 };
 
 int run_report(const ReportArgs& a) {
@@ -197,11 +198,16 @@ int run_report(const ReportArgs& a) {
   std::string chart_js;
   if (!html_path.empty()) {
     auto loaded = metrics::load_chart_js(a.chart_js);
-    if (!loaded) {
+    if (!loaded && !a.html_optional) {
       std::cerr << "kernelrl report: " << loaded.error().message << "\n";
       return kCouldNotEvaluate;
     }
-    chart_js = std::move(*loaded);
+    if (!loaded) {
+      std::cerr << "kernelrl report: warning: no HTML report: " << loaded.error().message << "\n";
+      html_path.clear();
+    } else {
+      chart_js = std::move(*loaded);
+    }
   }
   if (training) {
     std::cout << (a.json ? metrics::to_json(*training).dump(2) + "\n" : metrics::render_train_text(*training));
@@ -387,8 +393,9 @@ int main(int argc, char** argv) {
   report_cmd->add_option("--html", report_args.html,
                          "write the HTML report to this file (default: RUN/report.html for a run directory)");
   report_cmd->add_flag("--json", report_args.json, "print the metrics as JSON instead of tables");
-  report_cmd->add_option("--chart-js", report_args.chart_js, "Chart.js file inlined into the HTML report")
+  auto* chart_js_option = report_cmd->add_option("--chart-js", report_args.chart_js, "Chart.js file inlined into the HTML report")
       ->capture_default_str();
+  auto* html_option = report_cmd->get_option("--html");
 
   RolloutArgs rollout_args;
   auto* rollout_cmd = app.add_subcommand("rollout", "multi-turn rollouts of a policy server over tasks (resumable)");
@@ -427,7 +434,10 @@ int main(int argc, char** argv) {
     }
     return single ? run_single(**engine, a) : run_batch(**engine, a);
   }
-  if (report_cmd->parsed()) return run_report(report_args);
+  if (report_cmd->parsed()) {
+    report_args.html_optional = html_option->count() == 0 && chart_js_option->count() == 0;
+    return run_report(report_args);
+  }
   if (rollout_cmd->parsed()) return run_rollout(rollout_args, config, a);
   if (train_cmd->parsed()) return cli::run_train(train_args, [&] { return make_engine(config, a); });
   if (convert_cmd->parsed()) return cli::run_convert(convert_args);
