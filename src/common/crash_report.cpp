@@ -45,30 +45,25 @@ void write_dec(long v) {
   write_str(p);
 }
 
-std::uintptr_t stack_pointer(const void* context) {
-  if (context == nullptr) return 0;
-  const auto* uc = static_cast<const ucontext_t*>(context);
-#if defined(__x86_64__)
-  return static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
-#elif defined(__aarch64__)
-  return static_cast<std::uintptr_t>(uc->uc_mcontext.sp);
-#else
-  (void)uc;
-  return 0;
-#endif
-}
+struct Registers {
+  std::uintptr_t ip = 0;  // instruction pointer
+  std::uintptr_t sp = 0;  // stack pointer
+};
 
-std::uintptr_t instruction_pointer(const void* context) {
-  if (context == nullptr) return 0;
+Registers registers_of(const void* context) {
+  Registers r;
+  if (context == nullptr) return r;
   const auto* uc = static_cast<const ucontext_t*>(context);
 #if defined(__x86_64__)
-  return static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
+  r.ip = static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
+  r.sp = static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
 #elif defined(__aarch64__)
-  return static_cast<std::uintptr_t>(uc->uc_mcontext.pc);
+  r.ip = static_cast<std::uintptr_t>(uc->uc_mcontext.pc);
+  r.sp = static_cast<std::uintptr_t>(uc->uc_mcontext.sp);
 #else
   (void)uc;
-  return 0;
 #endif
+  return r;
 }
 
 void on_fatal_signal(int sig, siginfo_t* info, void* context) {
@@ -81,8 +76,9 @@ void on_fatal_signal(int sig, siginfo_t* info, void* context) {
     write_dec(info != nullptr ? info->si_code : 0);
     write_str(")");
   }
+  const Registers regs = registers_of(context);
   write_str(", instruction pointer ");
-  write_hex(instruction_pointer(context));
+  write_hex(regs.ip);
   write_str(", thread ");
   write_dec(static_cast<long>(::syscall(SYS_gettid)));
   write_str(" of process ");
@@ -93,11 +89,10 @@ void on_fatal_signal(int sig, siginfo_t* info, void* context) {
   ::backtrace_symbols_fd(frames, n, STDERR_FILENO);
   // A jump to a bad address (a null function pointer: the fault is the instruction fetch itself)
   // leaves nothing to unwind from; the caller's return address is among the top words of the stack.
-  const std::uintptr_t ip = instruction_pointer(context), sp = stack_pointer(context);
-  if (info != nullptr && ip == reinterpret_cast<std::uintptr_t>(info->si_addr) && sp != 0) {
+  if (info != nullptr && regs.ip == reinterpret_cast<std::uintptr_t>(info->si_addr) && regs.sp != 0) {
     write_str("top of the stack (the first code address is the caller's return address):\n");
     void* words[16];
-    for (int i = 0; i < 16; ++i) words[i] = reinterpret_cast<void* const*>(sp)[i];
+    for (int i = 0; i < 16; ++i) words[i] = reinterpret_cast<void* const*>(regs.sp)[i];
     ::backtrace_symbols_fd(words, 16, STDERR_FILENO);
   }
   ::signal(sig, SIG_DFL);  // the default action ends the process with the same signal

@@ -65,25 +65,30 @@ std::vector<fs::path> tasks_of_step(const std::vector<rollout::RolloutTask>& tas
   return out;
 }
 
-common::Fallible prepare_run_dir(const TrainConfig& c) {
+// A run directory's train.json must hold the same settings (the number of steps may grow).
+// Writes nothing: train.json is written once the model has loaded, so a run that could not start
+// (a wrong --model, say) does not pin its settings on the directory.
+common::Fallible check_run_settings(const TrainConfig& c) {
+  const fs::path file = c.run_dir / "train.json";
+  if (!fs::exists(file)) return common::Ok{};
+  auto text = common::read_file(file);
+  if (!text) return text.error();
+  auto have = json::parse(*text, nullptr, false);
+  if (have.is_discarded() || !have.is_object()) return make_error(file.string() + ": not a JSON object");
+  json want = describe(c);
+  have.erase("n_steps");  // a run may be extended
+  want.erase("n_steps");
+  if (auto same = rollout::check_same_settings(have, want); !same) {
+    return make_error(file.string() + ": " + same.error().message);
+  }
+  return common::Ok{};
+}
+
+common::Fallible write_run_settings(const TrainConfig& c) {
   std::error_code ec;
   fs::create_directories(c.run_dir, ec);
   if (ec) return make_error(c.run_dir.string() + ": cannot create: " + ec.message());
-  const fs::path file = c.run_dir / "train.json";
-  json want = describe(c);
-  if (fs::exists(file)) {
-    auto text = common::read_file(file);
-    if (!text) return text.error();
-    auto have = json::parse(*text, nullptr, false);
-    if (have.is_discarded() || !have.is_object()) return make_error(file.string() + ": not a JSON object");
-    json want_fixed = want;
-    have.erase("n_steps");  // a run may be extended
-    want_fixed.erase("n_steps");
-    if (auto same = rollout::check_same_settings(have, want_fixed); !same) {
-      return make_error(file.string() + ": " + same.error().message);
-    }
-  }
-  return common::write_file_atomic(file, want.dump(2) + "\n");
+  return common::write_file_atomic(c.run_dir / "train.json", describe(c).dump(2) + "\n");
 }
 
 struct RunState {
@@ -193,7 +198,7 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
   if (config.reward == "kernel" && evaluator == nullptr) return make_error("reward 'kernel' needs the engine");
   auto tasks = rollout::load_tasks(config.rollout.tasks, config.rollout.split);
   if (!tasks) return tasks.error();
-  if (auto s = prepare_run_dir(config); !s) return s.error();
+  if (auto s = check_run_settings(config); !s) return s.error();
 
   RunState state = read_state(config.run_dir);
   TrainSummary summary;
@@ -214,6 +219,7 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
       return make_error((state.checkpoint / "optimizer.pt").string() + ": " + e.what_without_backtrace());
     }
   }
+  if (auto s = write_run_settings(config); !s) return s.error();
   LocalPolicyConfig policy_config = config.policy;
   policy_config.sampling.seed = config.seed;
   LocalPolicy sampler(*policy, policy_config);

@@ -48,8 +48,8 @@ int count_lines(const fs::path& file) {
   return n;
 }
 
-TEST(Trainer, RunsStepsWritesCheckpointsAndResumes) {
-  const fs::path root = scratch();
+// A 2-step format-reward run of the tiny model over one task, 4 trajectories x 2 turns.
+TrainConfig tiny_run(const fs::path& root) {
   TrainConfig c;
   c.model = tiny_checkpoint(root / "tiny");
   c.tokenizer = kSource / "tests/data/tokenizer/smollm2";
@@ -68,8 +68,14 @@ TEST(Trainer, RunsStepsWritesCheckpointsAndResumes) {
   c.activation_checkpointing = false;
   c.rollout.out_dir = c.run_dir / "steps";  // each step writes its own folder under it
   auto resolved = rollout::resolve(c.rollout);
-  ASSERT_TRUE(resolved) << resolved.error().message;
-  c.rollout = *resolved;
+  EXPECT_TRUE(resolved) << resolved.error().message;
+  if (resolved) c.rollout = *resolved;
+  return c;
+}
+
+TEST(Trainer, RunsStepsWritesCheckpointsAndResumes) {
+  const fs::path root = scratch();
+  TrainConfig c = tiny_run(root);
 
   auto first = run_training(c, nullptr);
   ASSERT_TRUE(first) << first.error().message;
@@ -102,6 +108,25 @@ TEST(Trainer, RunsStepsWritesCheckpointsAndResumes) {
   auto other = run_training(c, nullptr);
   ASSERT_FALSE(other);
   EXPECT_NE(other.error().message.find("lr"), std::string::npos) << other.error().message;
+  fs::remove_all(root);
+}
+
+// A run that could not load its model leaves no settings behind: the corrected command starts.
+TEST(Trainer, AFailedStartDoesNotPinTheSettings) {
+  const fs::path root = scratch() / "failed-start";
+  TrainConfig c = tiny_run(root);
+  c.n_steps = 1;
+  const fs::path good = c.model;
+  c.model = root / "no-such-model.gguf";
+  auto failed = run_training(c, nullptr);
+  ASSERT_FALSE(failed);
+  EXPECT_NE(failed.error().message.find("no-such-model.gguf"), std::string::npos) << failed.error().message;
+  EXPECT_FALSE(fs::exists(c.run_dir / "train.json"));
+  c.model = good;
+  auto started = run_training(c, nullptr);
+  ASSERT_TRUE(started) << started.error().message;
+  EXPECT_EQ(started->steps_run, 1);
+  EXPECT_TRUE(fs::exists(c.run_dir / "train.json"));
   fs::remove_all(root);
 }
 
