@@ -10,6 +10,7 @@
 #include "common/fs.hpp"
 #include "compile/build.hpp"
 #include "compile/cache.hpp"
+#include "compile/import_check.hpp"
 #include "kernelrl/build_config.hpp"
 
 namespace kernelrl::compile::detail {
@@ -134,6 +135,18 @@ CompileResult build_library(const build_request& req) {
   if (result.status == Status::OK && !fs::is_regular_file(out, ec)) {
     result.status = Status::COMPILE_ERROR;
     result.message = "the compiler reported success but wrote no " + out.filename().string();
+  }
+  if (result.status == Status::OK) {
+    // What the library imports decides whether it may ever be loaded (compile/import_check.hpp).
+    auto imports = imported_symbols(out);
+    std::optional<std::string> refused =
+        imports ? forbidden_import(*imports) : std::optional<std::string>("cannot read the built library: " + imports.error().message);
+    if (refused) {
+      result.status = Status::REJECTED;
+      result.message = *refused;
+      result.log_excerpt = *refused;
+      ::unlink(out.c_str());  // a rejected library never sits in the cache
+    }
   }
   if (result.status == Status::OK) result.artifact = out;
   result.t_compile_ms = ms_since(start);

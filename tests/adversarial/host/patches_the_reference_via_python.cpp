@@ -1,4 +1,4 @@
-// expect: OK (known gap: see adversarial.json and README.md)
+// expect: REJECTED (imports dlsym: compile/import_check.hpp)
 // Adversarial (host): the evaluator's embedded Python runs in the same process, so the candidate
 // looks up the Python C API at run time (dlsym; no header, nothing the source scan or the link sees)
 // and replaces torch.softmax, which the reference's forward calls, with a function returning zeros.

@@ -1,4 +1,4 @@
-// expect: OK (known gap: see adversarial.json and README.md)
+// expect: REJECTED (imports dlopen/dlsym: compile/import_check.hpp)
 // Adversarial (native): cuBLAS's headers are forbidden and `-z defs` stops a link against it, but
 // nothing stops loading it at run time: dlopen("libcublas.so"), dlsym the entry points and
 // call them (here it creates a handle and uses cublasSscal as a no-op scale by 1 on the output).

@@ -1,0 +1,31 @@
+// What a built candidate library imports, checked before it is ever loaded. The link uses -z defs,
+// so every symbol must come from the libraries on the link line; two ways around that remain and
+// are refused here: run-time lookup (dlopen / dlsym and the other ways to reach the process's
+// loaded libraries, e.g. cuBLAS, torch or the evaluator's embedded Python), and weak undefined
+// symbols, which -z defs lets through and the dynamic loader then binds to whatever the process
+// holds. The toolchain's own weak references (crtstuff's TM clone table, __cxa_finalize,
+// __gmon_start__) are allowed.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/expected.hpp"
+
+namespace kernelrl::compile {
+
+struct ImportedSymbol {
+  std::string name;
+  bool weak = false;
+};
+
+// The undefined symbols of an ELF64 shared object's dynamic symbol table. An Error names the file
+// and what is wrong with it (not ELF64, truncated, bad offsets).
+common::Expected<std::vector<ImportedSymbol>> imported_symbols(const std::filesystem::path& library);
+
+// Why `imports` may not be loaded (a message a model can act on), or nullopt when they are fine.
+std::optional<std::string> forbidden_import(const std::vector<ImportedSymbol>& imports);
+
+}  // namespace kernelrl::compile

@@ -1,0 +1,110 @@
+// compile/import_check: what a built library imports, and the builds it turns into REJECTED
+// (run-time lookup through dl*, weak undefined symbols), host and native.
+#include "compile/import_check.hpp"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <fstream>
+
+#include "common/fs.hpp"
+#include "compile_fixture.hpp"
+
+namespace kernelrl::compile {
+namespace {
+
+namespace fs = std::filesystem;
+using common::Status;
+
+const fs::path kSource = KERNELRL_SOURCE_DIR;
+
+std::string forward_calling(const std::string& declarations, const std::string& body) {
+  return "#include <kernelrl/abi.h>\n" + declarations +
+         "\nextern \"C\" int kernelrl_forward(const DLTensor*, int, const DLTensor*, int, DLTensor*, int, void*) {\n" +
+         body + "\n}\n";
+}
+
+class compile_imports : public testing::compile_fixture {};
+
+TEST_F(compile_imports, AnOrdinaryCandidateImportsOnlyWhatItLinks) {
+  CompileResult r = compiler().compile(testing::host_candidate(3), "candidate.cpp", host_options());
+  ASSERT_EQ(r.status, Status::OK) << r.message;
+  auto imports = imported_symbols(r.artifact);
+  ASSERT_TRUE(imports) << imports.error().message;
+  int weak = 0;
+  for (const auto& s : *imports) weak += s.weak;
+  EXPECT_GE(weak, 1) << "g++'s crtstuff weak references are expected (and allowed)";
+  EXPECT_FALSE(forbidden_import(*imports).has_value()) << *forbidden_import(*imports);
+}
+
+TEST_F(compile_imports, DlsymIsRejectedAndNeverCached) {
+  const std::string source =
+      forward_calling("#include <dlfcn.h>", "return dlsym(RTLD_DEFAULT, \"cublasSscal_v2\") != nullptr ? 1 : 0;");
+  Compiler c = compiler();
+  CompileResult r = c.compile(source, "candidate.cpp", host_options());
+  ASSERT_EQ(r.status, Status::REJECTED) << r.message << "\n" << r.log_excerpt;
+  EXPECT_NE(r.message.find("dlsym"), std::string::npos) << r.message;
+  EXPECT_TRUE(r.artifact.empty());
+  CompileResult again = c.compile(source, "candidate.cpp", host_options());
+  EXPECT_EQ(again.status, Status::REJECTED);
+  EXPECT_TRUE(again.artifact.empty());
+}
+
+TEST_F(compile_imports, WeakUndefinedSymbolsAreRejected) {
+  // -z defs lets a weak reference through; the loader would bind it to the evaluator's libpython.
+  const std::string source = forward_calling("extern \"C\" __attribute__((weak)) int PyRun_SimpleString(const char*);",
+                                             "return PyRun_SimpleString ? PyRun_SimpleString(\"pass\") : 0;");
+  CompileResult r = compiler().compile(source, "candidate.cpp", host_options());
+  ASSERT_EQ(r.status, Status::REJECTED) << r.message << "\n" << r.log_excerpt;
+  EXPECT_NE(r.message.find("PyRun_SimpleString"), std::string::npos) << r.message;
+}
+
+TEST_F(compile_imports, TheAdversarialPythonPatcherIsRejected) {
+  auto source = common::read_file(kSource / "tests/adversarial/host/patches_the_reference_via_python.cpp");
+  ASSERT_TRUE(source) << source.error().message;
+  CompileResult r = compiler().compile(*source, "candidate.cpp", host_options());
+  ASSERT_EQ(r.status, Status::REJECTED) << r.message;
+  EXPECT_NE(r.message.find("dlsym"), std::string::npos) << r.message;
+}
+
+TEST_F(compile_imports, NativeDlopenOfCublasIsRejected) {
+  if (toolchain_.nvcc.empty()) GTEST_SKIP() << "nvcc not found: the native case is not run";
+  auto source = common::read_file(kSource / "tests/adversarial/native/dlopens_cublas.cu");
+  ASSERT_TRUE(source) << source.error().message;
+  CompileOptions o;
+  o.format = common::Format::NATIVE;
+  o.cuda_arch = "90";
+  o.time_limit = std::chrono::milliseconds(60000);
+  CompileResult r = compiler().compile(*source, "candidate.cu", o);
+  ASSERT_EQ(r.status, Status::REJECTED) << r.message << "\n" << r.log_excerpt;
+  EXPECT_NE(r.message.find("the candidate uses dl"), std::string::npos) << r.message;  // dlopen or dlsym
+}
+
+TEST(import_check, BadFilesAreErrorsNamingTheFile) {
+  const fs::path dir = fs::temp_directory_path() / ("kernelrl-import-check-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "text.so") << "not an ELF file at all";
+  auto text = imported_symbols(dir / "text.so");
+  ASSERT_FALSE(text);
+  EXPECT_NE(text.error().message.find("text.so"), std::string::npos) << text.error().message;
+  // A real library cut short: its section headers (at the end) are gone.
+  auto self = common::read_file("/proc/self/exe", 1ull << 30);
+  ASSERT_TRUE(self);
+  std::ofstream(dir / "cut.so", std::ios::binary) << self->substr(0, 4096);
+  auto cut = imported_symbols(dir / "cut.so");
+  ASSERT_FALSE(cut);
+  EXPECT_NE(cut.error().message.find("cut.so"), std::string::npos) << cut.error().message;
+  EXPECT_FALSE(imported_symbols(dir / "missing.so"));
+  (void)common::remove_tree(dir);
+}
+
+TEST(import_check, ToolchainWeakReferencesAreAllowedOthersNot) {
+  EXPECT_FALSE(forbidden_import({{"__cxa_finalize", true}, {"__gmon_start__", true}, {"memcpy", false}}));
+  EXPECT_TRUE(forbidden_import({{"cublasSscal_v2", true}}));
+  EXPECT_TRUE(forbidden_import({{"dl_iterate_phdr", false}}));
+  EXPECT_FALSE(forbidden_import({{"cublasSscal_v2", false}}));  // strong: -z defs already needs a definition
+}
+
+}  // namespace
+}  // namespace kernelrl::compile
