@@ -7,6 +7,9 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
+
+#include "common/subprocess.hpp"
 
 namespace kernelrl::metrics::testing {
 
@@ -34,6 +37,24 @@ inline std::filesystem::path write_file(const std::filesystem::path& path, const
 inline std::string turn_line(const std::string& task, int trajectory, int turn, bool correct, const std::string& speedup) {
   return R"({"task": ")" + task + R"(", "trajectory": )" + std::to_string(trajectory) + R"(, "turn": )" +
          std::to_string(turn) + R"(, "correct": )" + (correct ? "true" : "false") + R"(, "speedup": )" + speedup + "}";
+}
+
+// A stand-in Chart.js in `dir`, so the CLI tests do not depend on the Debian package.
+inline std::filesystem::path fake_chart_js(const std::filesystem::path& dir) {
+  return write_file(dir / "chart.min.js", "/* stand-in Chart.js */ window.Chart = function () {};");
+}
+
+// `kernelrl report ARGS...` run from the source folder.
+struct CliRun {
+  int code;
+  std::string output;  // stdout and stderr interleaved
+};
+
+inline CliRun kernelrl_report(std::vector<std::string> args) {
+  args.insert(args.begin(), {KERNELRL_BINARY, "report"});
+  auto r = common::run_process(args, KERNELRL_SOURCE_DIR);
+  EXPECT_TRUE(r) << r.error().message;
+  return r ? CliRun{r->exit_code, r->output} : CliRun{-1, ""};
 }
 
 }  // namespace kernelrl::metrics::testing

@@ -5,28 +5,14 @@
 #include <nlohmann/json.hpp>
 
 #include "common/fs.hpp"
-#include "common/subprocess.hpp"
 #include "metrics_test_util.hpp"
 
 namespace kernelrl::metrics {
 namespace {
 
-struct CliRun {
-  int code;
-  std::string output;  // stdout and stderr interleaved
-};
-
-CliRun kernelrl_report(std::vector<std::string> args) {
-  args.insert(args.begin(), {KERNELRL_BINARY, "report"});
-  auto r = common::run_process(args, KERNELRL_SOURCE_DIR);
-  EXPECT_TRUE(r) << r.error().message;
-  return r ? CliRun{r->exit_code, r->output} : CliRun{-1, ""};
-}
-
-// A stand-in Chart.js so these tests do not depend on the Debian package.
-std::filesystem::path fake_chart_js(const std::filesystem::path& dir) {
-  return testing::write_file(dir / "chart.min.js", "/* stand-in Chart.js */ window.Chart = function () {};");
-}
+using testing::CliRun;
+using testing::fake_chart_js;
+using testing::kernelrl_report;
 
 TEST(metrics_cli, PrintsTablesAndWarnsAboutTheTruncatedLine) {
   CliRun r = kernelrl_report({testing::data_file().string()});

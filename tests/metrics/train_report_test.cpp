@@ -6,7 +6,6 @@
 #include <nlohmann/json.hpp>
 
 #include "common/fs.hpp"
-#include "common/subprocess.hpp"
 #include "metrics/report_train.hpp"
 #include "metrics/report_train_html.hpp"
 #include "metrics_test_util.hpp"
@@ -260,22 +259,13 @@ TEST(metrics_train_html, LinksTheLastStepsOwnReportRelativeToThePage) {
             std::string::npos);
 }
 
-// `kernelrl report` on a training run directory.
-struct CliRun {
-  int code;
-  std::string output;  // stdout and stderr interleaved
-};
-
-CliRun kernelrl_report(std::vector<std::string> args) {
-  args.insert(args.begin(), {KERNELRL_BINARY, "report"});
-  auto r = common::run_process(args, KERNELRL_SOURCE_DIR);
-  EXPECT_TRUE(r) << r.error().message;
-  return r ? CliRun{r->exit_code, r->output} : CliRun{-1, ""};
-}
+// `kernelrl report` on training run directories.
+using testing::CliRun;
+using testing::kernelrl_report;
 
 TEST(metrics_train_cli, TrainingRunGetsTheStepTableAndReportHtml) {
   auto dir = make_training_run(testing::scratch_dir());
-  auto chart_js = testing::write_file(dir / "chart.min.js", "/* stand-in Chart.js */ window.Chart = function () {};");
+  auto chart_js = testing::fake_chart_js(dir);
   CliRun r = kernelrl_report({dir.string(), "--chart-js", chart_js.string()});
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("Training steps"), std::string::npos) << r.output;
