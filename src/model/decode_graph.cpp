@@ -42,8 +42,7 @@ struct DecodeGraph::Impl {
   Transformer& model;
   KvCache& cache;
   at::cuda::CUDAGraph graph;
-  torch::Tensor tokens, positions, slot, logits;  // the graph's inputs and output
-  bool captured = false;
+  torch::Tensor tokens, positions, slot, logits;  // the graph's inputs and output (defined once captured)
 
   Impl(Transformer& m, KvCache& c) : model(m), cache(c) {}
 };
@@ -53,15 +52,16 @@ DecodeGraph::~DecodeGraph() = default;
 
 torch::Tensor DecodeGraph::step(const torch::Tensor& tokens, const torch::Tensor& positions, std::int64_t slot) {
   auto& s = *impl_;
-  if (!s.captured) {
+  if (!s.logits.defined()) {
     s.tokens = tokens.clone();
     s.positions = positions.clone();
     s.slot = torch::full({1}, slot, tokens.options().dtype(torch::kInt64));
     // This step, eagerly on the static buffers: its result, and the warm-up capture needs.
     auto first = s.model->forward_last_at(s.tokens, s.positions, s.cache, s.slot);
     s.graph.capture_begin({0, 0}, cudaStreamCaptureModeThreadLocal);
+    torch::Tensor captured_logits;
     try {
-      s.logits = s.model->forward_last_at(s.tokens, s.positions, s.cache, s.slot);
+      captured_logits = s.model->forward_last_at(s.tokens, s.positions, s.cache, s.slot);
     } catch (...) {
       try {
         s.graph.capture_end();
@@ -70,7 +70,7 @@ torch::Tensor DecodeGraph::step(const torch::Tensor& tokens, const torch::Tensor
       throw;
     }
     s.graph.capture_end();
-    s.captured = true;
+    s.logits = captured_logits;  // set only once the capture has succeeded
     return first;
   }
   s.tokens.copy_(tokens);

@@ -107,9 +107,7 @@ TEST(ModelGpu, AutocastTrainingWithCheckpointingMatchesWithout) {
       auto out = model->token_logprobs(ids, targets, {}, {64, true, 1.0});
       (out.logprobs.mean() + 0.1 * out.entropy.mean()).backward();
     }
-    std::map<std::string, torch::Tensor> g;
-    for (const auto& item : model->named_parameters()) g[item.key()] = item.value().grad().clone();
-    return g;
+    return testing::parameter_grads(model);
   };
   auto plain = grads(false);
   auto recomputed = grads(true);

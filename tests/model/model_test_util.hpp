@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
 
 #include <torch/torch.h>
 
@@ -48,6 +50,13 @@ inline Transformer tiny_model(const weights::ModelConfig& config, torch::Dtype d
   }
   model->to(dtype);
   return model;
+}
+
+// Every parameter's gradient (a copy), by Hugging Face name.
+inline std::map<std::string, torch::Tensor> parameter_grads(Transformer& model) {
+  std::map<std::string, torch::Tensor> g;
+  for (const auto& item : model->named_parameters()) g[item.key()] = item.value().grad().clone();
+  return g;
 }
 
 // Random token ids [b, t] in [0, vocab).

@@ -179,9 +179,7 @@ TEST(Transformer, ActivationCheckpointingGivesIdenticalGradients) {
     model->zero_grad();
     auto out = model->token_logprobs(ids, targets, {}, {2048, true, 1.0});
     (out.logprobs.sum() + out.entropy.sum()).backward();
-    std::map<std::string, torch::Tensor> g;
-    for (const auto& item : model->named_parameters()) g[item.key()] = item.value().grad().clone();
-    return g;
+    return testing::parameter_grads(model);
   };
   auto plain = grads(false);
   auto recomputed = grads(true);
