@@ -2,7 +2,9 @@
 // config: (a) the training update, forward + backward + AdamW step on batch x seq tokens, float32
 // master weights under bfloat16 autocast (the faithful mixed-precision step; transformers' baseline
 // in bench/hf_model_bench.py runs the same recipe); (b) sampling, prompt 512 + 512 new tokens at
-// temperature 0.9 with no early stop, at batches 64 and 256, bfloat16 weights. Without CUDA it runs
+// temperature 0.9 with no early stop, at batches 64 and 256, bfloat16 weights; on CUDA in three
+// modes: the default (CUDA graph, the model's decode attention kernel), the graph with libtorch's
+// attention (`_sdpa` rows) and the eager loop (`_eager` rows). Without CUDA it runs
 // on the CPU with tiny batches, labelled as such; --tiny shrinks the model too (for tests).
 // Prints `row <name> <value> <unit>` lines (medians; spread in the comment lines), the same names
 // as bench/hf_model_bench.py so a script can print ratios.
@@ -14,7 +16,12 @@
 //
 // usage: kernelrl_model_bench [--tiny] [--cpu] [--update-batch N] [--update-seq N] [--iters N]
 //                             [--sample-batches 64,256] [--prompt N] [--new N] [--skip-update]
-//                             [--skip-sample] [--dump-logits DIR]
+//                             [--skip-sample] [--reps N] [--modes default,sdpa,eager]
+//                             [--profile TRACE.json] [--dump-logits DIR]
+//
+// --profile TRACE.json (CUDA): one more generation in the default mode at the largest batch, at
+// most 32 new tokens, under libtorch's Kineto profiler; its Chrome trace (every kernel with its GPU
+// time) goes to TRACE.json for bench/decode_profile.py.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -28,12 +35,14 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#include <torch/csrc/autograd/profiler_kineto.h>
 #include <torch/cuda.h>
 #include <torch/optim/adamw.h>
 #include <torch/version.h>
 
 #include "common/provenance.hpp"
 #include "model/autocast.hpp"
+#include "model/decode_attention.hpp"
 #include "model/decode_graph.hpp"
 #include "model/sampler.hpp"
 #include "model/transformer.hpp"
@@ -55,7 +64,10 @@ struct Options {
   std::vector<std::int64_t> sample_batches{64, 256};
   std::int64_t prompt = 512, new_tokens = 512;
   bool skip_update = false, skip_sample = false;
+  std::int64_t reps = 3;                                       // timed generations per mode (median)
+  std::vector<std::string> modes{"default", "sdpa", "eager"};  // sampling modes on CUDA
   std::string dump_logits;
+  std::string profile_trace;
 };
 
 weights::ModelConfig smollm2_135m() {
@@ -126,6 +138,22 @@ bool parse(int argc, char** argv, Options& o) {
         ok = o.sample_batches.back() > 0;
         s = comma == std::string::npos ? "" : s.substr(comma + 1);
       }
+    } else if (a == "--reps") {
+      ok = number(o.reps);
+    } else if (a == "--modes") {
+      const char* v = next();
+      ok = v != nullptr;
+      o.modes.clear();
+      for (std::string s = ok ? v : ""; ok && !s.empty();) {
+        const auto comma = s.find(',');
+        o.modes.push_back(s.substr(0, comma));
+        ok = o.modes.back() == "default" || o.modes.back() == "sdpa" || o.modes.back() == "eager";
+        s = comma == std::string::npos ? "" : s.substr(comma + 1);
+      }
+    } else if (a == "--profile") {
+      const char* v = next();
+      ok = v != nullptr;
+      if (ok) o.profile_trace = v;
     } else if (a == "--dump-logits") {
       const char* v = next();
       ok = v != nullptr;
@@ -248,17 +276,27 @@ void bench_sampling(const weights::ModelConfig& config, const torch::Device& dev
   params.temperature = 0.9;
   params.max_new_tokens = o.new_tokens;
   params.seed = 1;
-  // On CUDA: decoding through a CUDA graph (the default) and the eager loop, same prompts and seed.
-  std::vector<bool> graph_modes{true};
-  if (device.is_cuda() && model::cuda_graphs_available()) graph_modes.push_back(false);
+  // The modes of the file comment, same prompts and seed; on the CPU only the default.
+  struct Mode {
+    std::string name, row_suffix;
+    bool graphs, kernel;
+  };
+  std::vector<Mode> modes;
+  for (const auto& name : o.modes) {
+    if (name == "default") modes.push_back({name, "", true, true});
+    if (!device.is_cuda()) continue;
+    if (name == "sdpa" && model::decode_kernel_built()) modes.push_back({name, "_sdpa", true, false});
+    if (name == "eager" && model::cuda_graphs_available()) modes.push_back({name, "_eager", false, true});
+  }
   for (auto batch : o.sample_batches) {
     std::vector<std::vector<std::int64_t>> prompts(batch);
     auto ids = torch::randint(0, config.vocab_size, {batch, o.prompt}, torch::kInt64);
     for (std::int64_t r = 0; r < batch; ++r) {
       prompts[r].assign(ids[r].data_ptr<std::int64_t>(), ids[r].data_ptr<std::int64_t>() + o.prompt);
     }
-    for (bool graphs : graph_modes) {
-      params.cuda_graphs = graphs;
+    for (const auto& mode : modes) {
+      params.cuda_graphs = mode.graphs;
+      model::set_decode_kernel_enabled(mode.kernel);
       auto warm = params;
       warm.max_new_tokens = std::min<std::int64_t>(8, o.new_tokens);
       if (auto w = model::generate(net, prompts, warm); !w) {
@@ -267,7 +305,7 @@ void bench_sampling(const weights::ModelConfig& config, const torch::Device& dev
       }
       std::vector<double> times;
       std::int64_t n_new = 0;
-      for (int rep = 0; rep < 3; ++rep) {  // odd, so the median is a measured run (as in hf_model_bench.py)
+      for (std::int64_t rep = 0; rep < o.reps; ++rep) {
         sync(device);
         const auto start = std::chrono::steady_clock::now();
         auto samples = model::generate(net, prompts, params);
@@ -281,15 +319,45 @@ void bench_sampling(const weights::ModelConfig& config, const torch::Device& dev
         for (const auto& s : *samples) n_new += static_cast<std::int64_t>(s.token_ids.size());
       }
       const auto s = spread(times);
-      const bool graphed = graphs && device.is_cuda() && model::cuda_graphs_available();
-      std::printf("# sample%s: batch %lld, prompt %lld, %lld new tokens in total, %s weights; %.3f s (%.3f..%.3f over %zu)\n",
-                  graphed ? " (CUDA graph)" : " (eager)", static_cast<long long>(batch),
+      const bool graphed = mode.graphs && device.is_cuda() && model::cuda_graphs_available();
+      const bool kernel = mode.kernel && device.is_cuda() && model::decode_kernel_built();
+      std::printf("# sample (%s, %s attention): batch %lld, prompt %lld, %lld new tokens in total, %s weights; %.3f s (%.3f..%.3f over %zu)\n",
+                  graphed ? "CUDA graph" : "eager", kernel ? "decode kernel" : "libtorch", static_cast<long long>(batch),
                   static_cast<long long>(o.prompt), static_cast<long long>(n_new),
                   dtype == torch::kBFloat16 ? "bfloat16" : "float32", s.median, s.min, s.max, times.size());
       std::printf("row sample_b%lld%s_new_tokens_per_s %.0f tokens/s\n", static_cast<long long>(batch),
-                  graphs ? "" : "_eager", static_cast<double>(n_new) / s.median);
+                  mode.row_suffix.c_str(), static_cast<double>(n_new) / s.median);
     }
   }
+  model::set_decode_kernel_enabled(true);
+  if (o.profile_trace.empty()) return;
+  if (!device.is_cuda()) {
+    std::printf("# profile: skipped (no CUDA device)\n");
+    return;
+  }
+  const auto batch = *std::max_element(o.sample_batches.begin(), o.sample_batches.end());
+  params.cuda_graphs = true;
+  params.max_new_tokens = std::min<std::int64_t>(32, o.new_tokens);
+  std::vector<std::vector<std::int64_t>> prompts(batch, std::vector<std::int64_t>(o.prompt));
+  for (std::int64_t r = 0; r < batch; ++r) {
+    for (std::int64_t i = 0; i < o.prompt; ++i) prompts[r][i] = (r * 7919 + i * 104729) % config.vocab_size;
+  }
+  namespace prof = torch::profiler::impl;
+  const prof::ProfilerConfig profiler_config(prof::ProfilerState::KINETO);
+  const std::set<prof::ActivityType> activities{prof::ActivityType::CPU, prof::ActivityType::CUDA};
+  torch::autograd::profiler::prepareProfiler(profiler_config, activities);
+  torch::autograd::profiler::enableProfiler(profiler_config, activities);
+  auto samples = model::generate(net, prompts, params);
+  sync(device);
+  auto result = torch::autograd::profiler::disableProfiler();
+  if (!samples) {
+    std::fprintf(stderr, "kernelrl_model_bench: %s\n", samples.error().message.c_str());
+    std::exit(1);
+  }
+  result->save(o.profile_trace);
+  std::printf("# profile: batch %lld, prompt %lld, %lld new tokens, trace %s\n", static_cast<long long>(batch),
+              static_cast<long long>(o.prompt), static_cast<long long>(params.max_new_tokens),
+              o.profile_trace.c_str());
 }
 
 int dump_logits(const std::filesystem::path& dir, const torch::Device& device) {

@@ -3,7 +3,9 @@
 # than one call may carry, so it travels in two parts (scripts/gpu-deps.sh --model splits it into
 # .gpu-model-aa/ and .gpu-model-ab/) over back-to-back calls and is reassembled in /tmp/kernelrl-model.
 #   scripts/gpu-train-check.sh stage    only keep this call's model part
-#   scripts/gpu-train-check.sh bench    build; our update step and sampling vs transformers (ratios)
+#   scripts/gpu-train-check.sh bench    build; model GPU tests; our update step and sampling vs
+#                                       transformers (ratios); a profile of our decode steps
+#                                       (SKIP_HF=1: without transformers)
 #   scripts/gpu-train-check.sh train    build; logits vs transformers on the default model's weights
 #                                       (our checkpoint loaded by transformers); a `kernelrl train` run
 # Logs and a summary go to $OUT (or ./gpu-out).
@@ -44,8 +46,16 @@ bin=build-gpu/tools/kernelrl/kernelrl
 if [ "$mode" = bench ]; then
   build-gpu/tests/model/model_gpu_test >"$out/model-gpu-test.log" 2>&1; note "model_gpu_test: rc $?"
   grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure" "$out/model-gpu-test.log" | head -12 | tee -a "$summary"
-  build-gpu/bench/kernelrl_model_bench >"$out/model-bench.log" 2>&1; note "ours: rc $?"
-  $python bench/hf_model_bench.py >"$out/hf-bench.log" 2>&1; note "transformers: rc $?"
+  build-gpu/bench/kernelrl_model_bench --profile "$out/decode-trace.json" >"$out/model-bench.log" 2>&1
+  note "ours: rc $?"
+  $python bench/decode_profile.py "$out/decode-trace.json" >"$out/decode-profile.txt" 2>&1
+  head -16 "$out/decode-profile.txt" | tee -a "$summary"
+  gzip -f "$out/decode-trace.json"
+  if [ -z "${SKIP_HF:-}" ]; then
+    $python bench/hf_model_bench.py >"$out/hf-bench.log" 2>&1; note "transformers: rc $?"
+  else
+    : >"$out/hf-bench.log"
+  fi
   grep -h "^row" "$out/model-bench.log" "$out/hf-bench.log" | tee -a "$summary"
   $python - "$out/model-bench.log" "$out/hf-bench.log" <<'PY' | tee -a "$summary"
 import sys

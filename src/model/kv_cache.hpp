@@ -47,6 +47,7 @@ class KvCache {
   // when the step runs, so a replay writes wherever `slot` points then).
   void begin_at(const torch::Tensor& slot);
   bool in_slot_step() const { return slot_.defined(); }
+  const torch::Tensor& slot() const { return slot_; }  // the slot step's [1] slot tensor
 
  private:
   std::int64_t batch_, capacity_;

@@ -10,6 +10,7 @@
 #include <torch/version.h>
 
 #include "model/autocast.hpp"
+#include "model/decode_attention.hpp"
 #include "model/kv_cache.hpp"
 
 #define KERNELRL_TORCH_HAS_SDPA (TORCH_VERSION_MAJOR >= 2)
@@ -63,6 +64,11 @@ torch::Tensor attend(const torch::Tensor& q, const torch::Tensor& k, const torch
                      const AttentionMask& mask) {
   const auto b = q.size(0), t = q.size(1), h = q.size(2), d = q.size(3);
   const auto h_kv = k.size(1), group = h / h_kv;
+  if (t == 1 && mask.kind != MaskKind::CAUSAL) {
+    // Decoding one token: the model's own kernel where it applies (GPU, inference).
+    const auto allowed = mask.kind == MaskKind::EXPLICIT ? mask.allowed : torch::Tensor();
+    if (decode_attention_applies(q, k, v, allowed)) return decode_attention(q, k, v, allowed, mask.last_key);
+  }
   if (mask.kind == MaskKind::CAUSAL) {
     // Square causal attention (training, prefill): one head per query head, so the flash kernel applies.
     auto out = sdpa(q.transpose(1, 2), expand_kv(k, group), expand_kv(v, group), {}, true);

@@ -40,6 +40,7 @@ enum class MaskKind {
 struct AttentionMask {
   MaskKind kind = MaskKind::CAUSAL;
   torch::Tensor allowed;  // EXPLICIT: bool [B, 1, T, L] or [B, 1, 1, L]; true where attention is allowed
+  torch::Tensor last_key{};  // optional [1] int64 on the device: slots after it hold no keys yet (a KV-cache slot step)
 };
 
 // RMSNorm as transformers computes it: in (at least) float32, cast back, times the weight.

@@ -40,7 +40,9 @@ AttentionMask build_mask(std::int64_t b, std::int64_t t, const KvCache* cache, c
     // A padding query sees only itself, so no softmax row is empty (no NaN reaches the gradients).
     return {MaskKind::EXPLICIT, torch::ones({t, t}, bools).tril() & (valid | torch::eye(t, bools))};
   }
-  if (cache->in_slot_step()) return {MaskKind::EXPLICIT, cache->key_mask().view({b, 1, 1, cache->capacity()})};
+  if (cache->in_slot_step()) {
+    return {MaskKind::EXPLICIT, cache->key_mask().view({b, 1, 1, cache->capacity()}), cache->slot()};
+  }
   const auto past = cache->length(), total = past + t;
   if (!cache->has_padding()) {
     if (past == 0) return {MaskKind::CAUSAL, {}};

@@ -1,14 +1,17 @@
 // The model on CUDA against itself on the CPU: the flash / memory-efficient attention paths,
 // the fused RMSNorm, bfloat16, autocast training with checkpointing, and the sampler's CUDA
-// generator. Label `gpu`; without a CUDA device every test is skipped and says so.
+// generator, the model's decode attention kernel. Label `gpu`; without a CUDA device every test is
+// skipped and says so.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <optional>
 
 #include <torch/cuda.h>
 
 #include "model/autocast.hpp"
+#include "model/decode_attention.hpp"
 #include "model/decode_graph.hpp"
 #include "model/kv_cache.hpp"
 #include "model/sampler.hpp"
@@ -183,6 +186,89 @@ TEST(ModelGpu, CudaGraphDecodingMatchesTheEagerLoop) {
   auto first = generate(model, prompts, greedy);
   ASSERT_TRUE(again.ok() && first.ok());
   EXPECT_EQ((*again)[1].token_ids, (*first)[1].token_ids);
+}
+
+// Attention of q [B, 1, H, D] over k, v [B, H_kv, L, D] in float64: key j allowed where
+// `allowed` [B, 1, 1, L] (undefined: all) and j <= last (negative: no limit).
+torch::Tensor reference_decode_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                                         const torch::Tensor& allowed, std::int64_t last) {
+  const auto b = q.size(0), h = q.size(2), d = q.size(3), l = k.size(2);
+  const auto group = h / k.size(1);
+  auto qd = q.to(torch::kFloat64).squeeze(1);
+  auto kd = k.to(torch::kFloat64).repeat_interleave(group, 1);
+  auto vd = v.to(torch::kFloat64).repeat_interleave(group, 1);
+  auto scores = at::einsum("bhd,bhld->bhl", {qd, kd}) / std::sqrt(static_cast<double>(d));
+  auto bools = torch::TensorOptions().dtype(torch::kBool).device(q.device());
+  auto keep = allowed.defined() ? allowed.reshape({b, 1, l}) : torch::ones({b, 1, l}, bools);
+  if (last >= 0) keep = keep & (torch::arange(l, bools.dtype(torch::kInt64)) <= last).view({1, 1, l});
+  scores = scores.masked_fill(keep.logical_not(), -std::numeric_limits<double>::infinity());
+  return at::einsum("bhl,bhld->bhd", {scores.softmax(-1), vd}).reshape({b, 1, h * d});
+}
+
+// The kernel on the layouts decoding gives it (q a view of the fused q/k projection, keys a prefix
+// of a larger cache), with left padding (row 2's first 128-key chunk entirely masked), a last slot
+// before the end, grouped heads, head_dim 64 and 128, in each float dtype.
+TEST(ModelGpu, DecodeAttentionKernelMatchesFloat64Attention) {
+  REQUIRE_CUDA();
+  if (!decode_kernel_built()) GTEST_SKIP() << "this build has no model CUDA kernels: decode attention test skipped";
+  torch::NoGradGuard no_grad;
+  struct Shape {
+    std::int64_t h, h_kv, d;
+  };
+  const std::int64_t b = 3, capacity = 384, l = 300;
+  for (auto dtype : {torch::kFloat32, torch::kFloat16, torch::kBFloat16}) {
+    const double tol = dtype == torch::kFloat32 ? 1e-4 : dtype == torch::kFloat16 ? 1e-2 : 3e-2;
+    for (const Shape& s : {Shape{9, 3, 64}, Shape{4, 4, 128}, Shape{16, 2, 64}, Shape{8, 1, 128}}) {
+      const auto options = torch::TensorOptions().device(cuda).dtype(dtype);
+      auto qk = torch::randn({b, 1, s.h + s.h_kv, s.d}, options);
+      auto q = qk.narrow(2, 0, s.h);
+      auto k = torch::randn({b, s.h_kv, capacity, s.d}, options).narrow(2, 0, l);
+      auto v = torch::randn({b, s.h_kv, capacity, s.d}, options).narrow(2, 0, l);
+      auto mask = torch::ones({b, capacity}, options.dtype(torch::kBool));
+      mask.index_put_({1, torch::indexing::Slice(0, 37)}, false);
+      mask.index_put_({2, torch::indexing::Slice(0, 200)}, false);
+      auto allowed = mask.narrow(1, 0, l).view({b, 1, 1, l});
+      const std::string what = std::string(c10::toString(dtype)) + " H " + std::to_string(s.h) + " H_kv " +
+                               std::to_string(s.h_kv) + " D " + std::to_string(s.d);
+      ASSERT_TRUE(decode_attention_applies(q, k, v, allowed)) << what;
+      for (std::int64_t last : {std::int64_t{-1}, std::int64_t{250}}) {
+        auto last_key = last >= 0 ? torch::full({1}, last, options.dtype(torch::kInt64)) : torch::Tensor();
+        auto out = decode_attention(q, k, v, allowed, last_key);
+        EXPECT_EQ(out.scalar_type(), dtype);
+        EXPECT_LT(max_abs(out, reference_decode_attention(q, k, v, allowed, last)), tol) << what << " last " << last;
+      }
+      EXPECT_LT(max_abs(decode_attention(q, k, v, {}, {}), reference_decode_attention(q, k, v, {}, -1)), tol)
+          << what << " no mask";
+    }
+  }
+}
+
+// Whole decoding with the kernel against libtorch's attention (the kernel switched off), CUDA
+// graph on, left-padded rows, float32: the same greedy tokens and log-probs.
+TEST(ModelGpu, DecodingWithTheKernelMatchesLibtorchAttention) {
+  REQUIRE_CUDA();
+  if (!decode_kernel_built()) GTEST_SKIP() << "this build has no model CUDA kernels: decode attention test skipped";
+  auto model = smol_model();
+  model->to(cuda);
+  const std::vector<std::vector<std::int64_t>> prompts{{1, 2, 3, 4, 5, 6, 7}, {8, 9}, {10, 11, 12, 13}};
+  SamplingParams greedy;
+  greedy.temperature = 0.0;
+  greedy.max_new_tokens = 150;  // past the first 128-key chunk
+  auto with_kernel = generate(model, prompts, greedy);
+  set_decode_kernel_enabled(false);
+  auto with_libtorch = generate(model, prompts, greedy);
+  set_decode_kernel_enabled(true);
+  ASSERT_TRUE(with_kernel.ok()) << with_kernel.error().message;
+  ASSERT_TRUE(with_libtorch.ok()) << with_libtorch.error().message;
+  for (std::size_t r = 0; r < prompts.size(); ++r) {
+    const auto& a = (*with_kernel)[r];
+    const auto& e = (*with_libtorch)[r];
+    EXPECT_EQ(a.token_ids, e.token_ids) << "row " << r;
+    ASSERT_EQ(a.logprobs.size(), e.logprobs.size());
+    for (std::size_t i = 0; i < e.logprobs.size(); ++i) {
+      EXPECT_NEAR(a.logprobs[i], e.logprobs[i], 1e-4) << "row " << r << " token " << i;
+    }
+  }
 }
 
 }  // namespace

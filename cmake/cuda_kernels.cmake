@@ -1,0 +1,27 @@
+# The policy model's own CUDA kernels (src/model/*.cu) are built where libtorch has CUDA and a CUDA
+# compiler is found; KERNELRL_CUDA_KERNELS says whether they are. Elsewhere (Debian's CPU libtorch)
+# the model runs on libtorch's operators only. The target architectures default to the GPUs of this
+# machine ("native") when nvidia-smi lists one, else to sm_80 and sm_90; set CMAKE_CUDA_ARCHITECTURES
+# to choose.
+set(KERNELRL_CUDA_KERNELS OFF)
+if(KERNELRL_TORCH_HAS_CUDA)
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      execute_process(COMMAND nvidia-smi -L RESULT_VARIABLE _smi_rc OUTPUT_VARIABLE _smi_out ERROR_QUIET)
+      if(_smi_rc EQUAL 0 AND _smi_out MATCHES "GPU")
+        set(CMAKE_CUDA_ARCHITECTURES native)
+      else()
+        set(CMAKE_CUDA_ARCHITECTURES 80 90)
+      endif()
+    endif()
+    set(CMAKE_CUDA_STANDARD 17)
+    set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+    enable_language(CUDA)
+    set(KERNELRL_CUDA_KERNELS ON)
+    message(STATUS "model CUDA kernels: on (architectures ${CMAKE_CUDA_ARCHITECTURES})")
+  else()
+    message(STATUS "model CUDA kernels: off (libtorch has CUDA but no CUDA compiler was found)")
+  endif()
+endif()

@@ -1,0 +1,245 @@
+// The decode attention kernels (decode_attention_kernel.hpp). Scores are kept in the log2 domain
+// (q is pre-scaled by scale * log2(e)) so the softmax uses exp2. Accumulation is in float32.
+#include "model/decode_attention_kernel.hpp"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cmath>
+
+namespace kernelrl::model::cuda {
+namespace {
+
+constexpr int kThreads = kDecodeChunk;  // one thread per key of the chunk while scoring
+constexpr int kWarps = kThreads / 32;
+
+__device__ inline float to_float(float x) { return x; }
+__device__ inline float to_float(__half x) { return __half2float(x); }
+__device__ inline float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+
+__device__ inline void store(float* p, float x) { *p = x; }
+__device__ inline void store(__half* p, float x) { *p = __float2half_rn(x); }
+__device__ inline void store(__nv_bfloat16* p, float x) { *p = __float2bfloat16_rn(x); }
+
+// Eight consecutive elements from a 16-byte aligned (32 for float) address.
+__device__ inline void load8(const float* p, float out[8]) {
+  const float4 a = reinterpret_cast<const float4*>(p)[0], b = reinterpret_cast<const float4*>(p)[1];
+  out[0] = a.x, out[1] = a.y, out[2] = a.z, out[3] = a.w, out[4] = b.x, out[5] = b.y, out[6] = b.z, out[7] = b.w;
+}
+__device__ inline void load8(const __half* p, float out[8]) {
+  const uint4 raw = *reinterpret_cast<const uint4*>(p);
+  const __half2* h = reinterpret_cast<const __half2*>(&raw);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const float2 f = __half22float2(h[i]);
+    out[2 * i] = f.x, out[2 * i + 1] = f.y;
+  }
+}
+__device__ inline void load8(const __nv_bfloat16* p, float out[8]) {
+  const uint4 raw = *reinterpret_cast<const uint4*>(p);
+  const __nv_bfloat162* h = reinterpret_cast<const __nv_bfloat162*>(&raw);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const float2 f = __bfloat1622float2(h[i]);
+    out[2 * i] = f.x, out[2 * i + 1] = f.y;
+  }
+}
+
+// Two consecutive elements from an aligned address.
+__device__ inline float2 load2(const float* p) { return *reinterpret_cast<const float2*>(p); }
+__device__ inline float2 load2(const __half* p) { return __half22float2(*reinterpret_cast<const __half2*>(p)); }
+__device__ inline float2 load2(const __nv_bfloat16* p) {
+  return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(p));
+}
+
+__device__ inline float warp_max(float x) {
+#pragma unroll
+  for (int o = 16; o > 0; o /= 2) x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, o));
+  return x;
+}
+__device__ inline float warp_sum(float x) {
+#pragma unroll
+  for (int o = 16; o > 0; o /= 2) x += __shfl_xor_sync(0xffffffffu, x, o);
+  return x;
+}
+
+__device__ inline std::int64_t keys_to_read(const DecodeAttentionArgs& a) {
+  if (a.last_key == nullptr) return a.n_keys;
+  const std::int64_t last = *a.last_key;
+  return last + 1 < a.n_keys ? (last < 0 ? 0 : last + 1) : a.n_keys;
+}
+
+// Block (chunk, kv head, row): partial softmax statistics and unnormalised output of the chunk's
+// keys for each query head of the group.
+template <typename T, int D>
+__global__ void __launch_bounds__(kThreads) decode_partial(DecodeAttentionArgs a) {
+  const int chunk = blockIdx.x, kv_head = blockIdx.y, row = blockIdx.z;
+  const int group = a.n_heads / a.n_kv_heads;
+  const int splits = gridDim.x;
+  const std::int64_t n_keys = keys_to_read(a);
+  const std::int64_t first = static_cast<std::int64_t>(chunk) * kDecodeChunk;
+  // Statistics of query head g of this group: index stat + g * splits.
+  const std::int64_t stat = (static_cast<std::int64_t>(row) * a.n_heads + kv_head * group) * splits + chunk;
+  if (first >= n_keys) {  // past the last written slot: an empty chunk the merge skips
+    if (threadIdx.x < group) {
+      a.partial_max[stat + threadIdx.x * splits] = -INFINITY;
+      a.partial_sum[stat + threadIdx.x * splits] = 0.0f;
+    }
+    return;
+  }
+  const int count = static_cast<int>(n_keys - first < kDecodeChunk ? n_keys - first : kDecodeChunk);
+
+  __shared__ float q_s[kDecodeMaxGroup][D];
+  __shared__ float p_s[kDecodeMaxGroup][kDecodeChunk];
+  __shared__ float acc_s[kThreads / (D / 2)][kDecodeMaxGroup][D];
+
+  const T* q = static_cast<const T*>(a.q) + row * a.q_stride_b + kv_head * group * a.q_stride_h;
+  const float q_scale = a.scale * 1.4426950408889634f;  // log2(e)
+  for (int i = threadIdx.x; i < group * D; i += kThreads) {
+    q_s[i / D][i % D] = to_float(q[(i / D) * a.q_stride_h + i % D]) * q_scale;
+  }
+  __syncthreads();
+
+  // Scores: thread j takes key first + j.
+  const std::int64_t kv_offset = row * a.kv_stride_b + kv_head * a.kv_stride_h + first * a.kv_stride_t;
+  const int j = threadIdx.x;
+  bool real = j < count;
+  if (real && a.key_mask != nullptr) real = a.key_mask[row * a.mask_stride_b + first + j];
+  float score[kDecodeMaxGroup];
+#pragma unroll
+  for (int g = 0; g < kDecodeMaxGroup; ++g) score[g] = 0.0f;
+  if (real) {
+    const T* key = static_cast<const T*>(a.k) + kv_offset + j * a.kv_stride_t;
+#pragma unroll
+    for (int d0 = 0; d0 < D; d0 += 8) {
+      float kf[8];
+      load8(key + d0, kf);
+#pragma unroll
+      for (int g = 0; g < kDecodeMaxGroup; ++g) {
+        if (g < group) {
+#pragma unroll
+          for (int e = 0; e < 8; ++e) score[g] += q_s[g][d0 + e] * kf[e];
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int g = 0; g < kDecodeMaxGroup; ++g) {
+    if (g < group) p_s[g][j] = real ? score[g] : -INFINITY;
+  }
+  __syncthreads();
+
+  // Per query head: the chunk's maximum, probabilities relative to it, their sum.
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  for (int g = warp; g < group; g += kWarps) {
+    float m = -INFINITY;
+    for (int i = lane; i < kDecodeChunk; i += 32) m = fmaxf(m, p_s[g][i]);
+    m = warp_max(m);
+    float l = 0.0f;
+    for (int i = lane; i < kDecodeChunk; i += 32) {
+      const float p = m == -INFINITY ? 0.0f : exp2f(p_s[g][i] - m);
+      p_s[g][i] = p;
+      l += p;
+    }
+    l = warp_sum(l);
+    if (lane == 0) {
+      a.partial_max[stat + g * splits] = m;
+      a.partial_sum[stat + g * splits] = l;
+    }
+  }
+  __syncthreads();
+
+  // Probability-weighted values: thread (pair, key_group) sums dims 2*pair, 2*pair+1 over keys
+  // key_group, key_group + n_key_groups, ...; a warp reads one key's row contiguously.
+  constexpr int n_pairs = D / 2, n_key_groups = kThreads / n_pairs;
+  const int pair = threadIdx.x % n_pairs, key_group = threadIdx.x / n_pairs;
+  float acc[kDecodeMaxGroup][2];
+#pragma unroll
+  for (int g = 0; g < kDecodeMaxGroup; ++g) acc[g][0] = acc[g][1] = 0.0f;
+  const T* value = static_cast<const T*>(a.v) + kv_offset + 2 * pair;
+  for (int key = key_group; key < count; key += n_key_groups) {
+    const float2 vf = load2(value + key * a.kv_stride_t);
+#pragma unroll
+    for (int g = 0; g < kDecodeMaxGroup; ++g) {
+      if (g < group) {
+        const float p = p_s[g][key];
+        acc[g][0] += p * vf.x;
+        acc[g][1] += p * vf.y;
+      }
+    }
+  }
+#pragma unroll
+  for (int g = 0; g < kDecodeMaxGroup; ++g) {
+    if (g < group) {
+      acc_s[key_group][g][2 * pair] = acc[g][0];
+      acc_s[key_group][g][2 * pair + 1] = acc[g][1];
+    }
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < group * D; i += kThreads) {
+    const int g = i / D, d = i % D;
+    float sum = 0.0f;
+#pragma unroll
+    for (int kg = 0; kg < n_key_groups; ++kg) sum += acc_s[kg][g][d];
+    a.partial_out[(stat + g * splits) * D + d] = sum;
+  }
+}
+
+// Block (query head, row), thread d: the chunks merged with their maxima, normalised.
+template <typename T, int D>
+__global__ void __launch_bounds__(D) decode_merge(DecodeAttentionArgs a, int splits) {
+  const int head = blockIdx.x, row = blockIdx.y, d = threadIdx.x;
+  const std::int64_t base = (static_cast<std::int64_t>(row) * a.n_heads + head) * splits;
+  float m = -INFINITY;
+  for (int s = 0; s < splits; ++s) {
+    if (a.partial_sum[base + s] > 0.0f) m = fmaxf(m, a.partial_max[base + s]);
+  }
+  float l = 0.0f, o = 0.0f;
+  if (m != -INFINITY) {
+    for (int s = 0; s < splits; ++s) {
+      if (!(a.partial_sum[base + s] > 0.0f)) continue;
+      const float w = exp2f(a.partial_max[base + s] - m);
+      l += w * a.partial_sum[base + s];
+      o += w * a.partial_out[(base + s) * D + d];
+    }
+  }
+  // A row with no real key at all gets zeros (never the case while decoding: the new token is real).
+  T* out = static_cast<T*>(a.out) + (static_cast<std::int64_t>(row) * a.n_heads + head) * D + d;
+  store(out, l > 0.0f ? o / l : 0.0f);
+}
+
+template <typename T, int D>
+cudaError_t launch_typed(const DecodeAttentionArgs& a, cudaStream_t stream) {
+  const int splits = static_cast<int>(decode_attention_splits(a.n_keys));
+  decode_partial<T, D><<<dim3(splits, a.n_kv_heads, a.batch), kThreads, 0, stream>>>(a);
+  if (auto e = cudaGetLastError(); e != cudaSuccess) return e;
+  decode_merge<T, D><<<dim3(a.n_heads, a.batch), D, 0, stream>>>(a, splits);
+  return cudaGetLastError();
+}
+
+template <typename T>
+cudaError_t launch_for_dim(const DecodeAttentionArgs& a, cudaStream_t stream) {
+  return a.head_dim == 64 ? launch_typed<T, 64>(a, stream) : launch_typed<T, 128>(a, stream);
+}
+
+}  // namespace
+
+const char* launch_decode_attention(const DecodeAttentionArgs& args, void* stream) {
+  if (!decode_head_dim_supported(args.head_dim)) return "decode attention: head_dim must be 64 or 128";
+  if (args.n_kv_heads <= 0 || args.n_heads % args.n_kv_heads != 0 ||
+      args.n_heads / args.n_kv_heads > kDecodeMaxGroup) {
+    return "decode attention: unsupported head grouping";
+  }
+  if (args.batch <= 0 || args.n_keys <= 0) return "decode attention: empty batch or no keys";
+  const auto s = static_cast<cudaStream_t>(stream);
+  cudaError_t e = cudaSuccess;
+  switch (args.dtype) {
+    case DType::FLOAT32: e = launch_for_dim<float>(args, s); break;
+    case DType::FLOAT16: e = launch_for_dim<__half>(args, s); break;
+    case DType::BFLOAT16: e = launch_for_dim<__nv_bfloat16>(args, s); break;
+  }
+  return e == cudaSuccess ? nullptr : cudaGetErrorString(e);
+}
+
+}  // namespace kernelrl::model::cuda
