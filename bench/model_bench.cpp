@@ -42,7 +42,7 @@
 
 #include "common/provenance.hpp"
 #include "model/autocast.hpp"
-#include "model/decode_attention.hpp"
+#include "model/decode_kernels.hpp"
 #include "model/decode_graph.hpp"
 #include "model/sampler.hpp"
 #include "model/transformer.hpp"
@@ -285,7 +285,7 @@ void bench_sampling(const weights::ModelConfig& config, const torch::Device& dev
   for (const auto& name : o.modes) {
     if (name == "default") modes.push_back({name, "", true, true});
     if (!device.is_cuda()) continue;
-    if (name == "sdpa" && model::decode_kernel_built()) modes.push_back({name, "_sdpa", true, false});
+    if (name == "sdpa" && model::decode_kernels_built()) modes.push_back({name, "_sdpa", true, false});
     if (name == "eager" && model::cuda_graphs_available()) modes.push_back({name, "_eager", false, true});
   }
   for (auto batch : o.sample_batches) {
@@ -296,7 +296,7 @@ void bench_sampling(const weights::ModelConfig& config, const torch::Device& dev
     }
     for (const auto& mode : modes) {
       params.cuda_graphs = mode.graphs;
-      model::set_decode_kernel_enabled(mode.kernel);
+      model::set_decode_kernels_enabled(mode.kernel);
       auto warm = params;
       warm.max_new_tokens = std::min<std::int64_t>(8, o.new_tokens);
       if (auto w = model::generate(net, prompts, warm); !w) {
@@ -320,7 +320,7 @@ void bench_sampling(const weights::ModelConfig& config, const torch::Device& dev
       }
       const auto s = spread(times);
       const bool graphed = mode.graphs && device.is_cuda() && model::cuda_graphs_available();
-      const bool kernel = mode.kernel && device.is_cuda() && model::decode_kernel_built();
+      const bool kernel = mode.kernel && device.is_cuda() && model::decode_kernels_built();
       std::printf("# sample (%s, %s attention): batch %lld, prompt %lld, %lld new tokens in total, %s weights; %.3f s (%.3f..%.3f over %zu)\n",
                   graphed ? "CUDA graph" : "eager", kernel ? "decode kernel" : "libtorch", static_cast<long long>(batch),
                   static_cast<long long>(o.prompt), static_cast<long long>(n_new),
@@ -329,7 +329,7 @@ void bench_sampling(const weights::ModelConfig& config, const torch::Device& dev
                   mode.row_suffix.c_str(), static_cast<double>(n_new) / s.median);
     }
   }
-  model::set_decode_kernel_enabled(true);
+  model::set_decode_kernels_enabled(true);
   if (o.profile_trace.empty()) return;
   if (!device.is_cuda()) {
     std::printf("# profile: skipped (no CUDA device)\n");

@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <type_traits>
 
 namespace kernelrl::model::cuda {
 namespace {
@@ -46,13 +47,6 @@ __device__ inline void load8(const __nv_bfloat16* p, float out[8]) {
   }
 }
 
-// Two consecutive elements from an aligned address.
-__device__ inline float2 load2(const float* p) { return *reinterpret_cast<const float2*>(p); }
-__device__ inline float2 load2(const __half* p) { return __half22float2(*reinterpret_cast<const __half2*>(p)); }
-__device__ inline float2 load2(const __nv_bfloat16* p) {
-  return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(p));
-}
-
 __device__ inline float warp_max(float x) {
 #pragma unroll
   for (int o = 16; o > 0; o /= 2) x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, o));
@@ -71,9 +65,14 @@ __device__ inline std::int64_t keys_to_read(const DecodeAttentionArgs& a) {
 }
 
 // Block (chunk, kv head, row): partial softmax statistics and unnormalised output of the chunk's
-// keys for each query head of the group.
-template <typename T, int D>
+// keys for each query head of the group (G of them, at most MAX_G). Every load of the block is
+// issued before its first use: the chunk's values (16 bytes per thread per pass) before scoring, a
+// whole key row per thread while scoring, so each thread keeps many loads in flight.
+template <typename T, int D, int MAX_G>
 __global__ void __launch_bounds__(kThreads) decode_partial(DecodeAttentionArgs a) {
+  constexpr int kSlots = D / 8;                // 16-byte slots of a row
+  constexpr int kKeysPerPass = kThreads / kSlots;
+  constexpr int kPasses = kDecodeChunk / kKeysPerPass;
   const int chunk = blockIdx.x, kv_head = blockIdx.y, row = blockIdx.z;
   const int group = a.n_heads / a.n_kv_heads;
   const int splits = gridDim.x;
@@ -89,11 +88,28 @@ __global__ void __launch_bounds__(kThreads) decode_partial(DecodeAttentionArgs a
     return;
   }
   const int count = static_cast<int>(n_keys - first < kDecodeChunk ? n_keys - first : kDecodeChunk);
+  const std::int64_t kv_offset = row * a.kv_stride_b + kv_head * a.kv_stride_h + first * a.kv_stride_t;
 
-  __shared__ float q_s[kDecodeMaxGroup][D];
-  __shared__ float p_s[kDecodeMaxGroup][kDecodeChunk];
-  __shared__ float acc_s[kThreads / (D / 2)][kDecodeMaxGroup][D];
+  // Values: thread (slot, key lane) holds dims 8*slot..8*slot+7 of keys lane, lane + kKeysPerPass, ...
+  const int slot = threadIdx.x % kSlots, lane_key = threadIdx.x / kSlots;
+  using Raw = typename std::conditional<sizeof(T) == 4, float4, uint4>::type;  // 16 bytes
+  constexpr int kRawPerSlot = sizeof(T) == 4 ? 2 : 1;                            // float: 8 elements = 32 bytes
+  Raw values[kPasses][kRawPerSlot];
+  {
+    const T* v = static_cast<const T*>(a.v) + kv_offset + 8 * slot;
+#pragma unroll
+    for (int p = 0; p < kPasses; ++p) {
+      const int key = p * kKeysPerPass + lane_key;
+#pragma unroll
+      for (int r = 0; r < kRawPerSlot; ++r) {
+        values[p][r] = key < count ? reinterpret_cast<const Raw*>(v + key * a.kv_stride_t)[r] : Raw{};
+      }
+    }
+  }
 
+  __shared__ float q_s[MAX_G][D];
+  __shared__ float p_s[MAX_G][kDecodeChunk];
+  __shared__ float acc_s[kWarps][MAX_G][D];
   const T* q = static_cast<const T*>(a.q) + row * a.q_stride_b + kv_head * group * a.q_stride_h;
   const float q_scale = a.scale * 1.4426950408889634f;  // log2(e)
   for (int i = threadIdx.x; i < group * D; i += kThreads) {
@@ -101,31 +117,28 @@ __global__ void __launch_bounds__(kThreads) decode_partial(DecodeAttentionArgs a
   }
   __syncthreads();
 
-  // Scores: thread j takes key first + j.
-  const std::int64_t kv_offset = row * a.kv_stride_b + kv_head * a.kv_stride_h + first * a.kv_stride_t;
+  // Scores: thread j takes key first + j, its whole row.
   const int j = threadIdx.x;
   bool real = j < count;
   if (real && a.key_mask != nullptr) real = a.key_mask[row * a.mask_stride_b + first + j];
-  float score[kDecodeMaxGroup];
+  float score[MAX_G];
 #pragma unroll
-  for (int g = 0; g < kDecodeMaxGroup; ++g) score[g] = 0.0f;
+  for (int g = 0; g < MAX_G; ++g) score[g] = 0.0f;
   if (real) {
     const T* key = static_cast<const T*>(a.k) + kv_offset + j * a.kv_stride_t;
+    float kf[D];
 #pragma unroll
-    for (int d0 = 0; d0 < D; d0 += 8) {
-      float kf[8];
-      load8(key + d0, kf);
+    for (int d0 = 0; d0 < D; d0 += 8) load8(key + d0, kf + d0);
 #pragma unroll
-      for (int g = 0; g < kDecodeMaxGroup; ++g) {
-        if (g < group) {
+    for (int d = 0; d < D; ++d) {
 #pragma unroll
-          for (int e = 0; e < 8; ++e) score[g] += q_s[g][d0 + e] * kf[e];
-        }
+      for (int g = 0; g < MAX_G; ++g) {
+        if (g < group) score[g] += q_s[g][d] * kf[d];
       }
     }
   }
 #pragma unroll
-  for (int g = 0; g < kDecodeMaxGroup; ++g) {
+  for (int g = 0; g < MAX_G; ++g) {
     if (g < group) p_s[g][j] = real ? score[g] : -INFINITY;
   }
   __syncthreads();
@@ -150,30 +163,39 @@ __global__ void __launch_bounds__(kThreads) decode_partial(DecodeAttentionArgs a
   }
   __syncthreads();
 
-  // Probability-weighted values: thread (pair, key_group) sums dims 2*pair, 2*pair+1 over keys
-  // key_group, key_group + n_key_groups, ...; a warp reads one key's row contiguously.
-  constexpr int n_pairs = D / 2, n_key_groups = kThreads / n_pairs;
-  const int pair = threadIdx.x % n_pairs, key_group = threadIdx.x / n_pairs;
-  float acc[kDecodeMaxGroup][2];
+  // Probability-weighted values, then the sum over the key lanes: within a warp by shuffles
+  // (lanes slot, slot + kSlots, ... hold the same dims), across warps in shared memory.
+  float acc[MAX_G][8];
 #pragma unroll
-  for (int g = 0; g < kDecodeMaxGroup; ++g) acc[g][0] = acc[g][1] = 0.0f;
-  const T* value = static_cast<const T*>(a.v) + kv_offset + 2 * pair;
-  for (int key = key_group; key < count; key += n_key_groups) {
-    const float2 vf = load2(value + key * a.kv_stride_t);
+  for (int g = 0; g < MAX_G; ++g) {
 #pragma unroll
-    for (int g = 0; g < kDecodeMaxGroup; ++g) {
-      if (g < group) {
-        const float p = p_s[g][key];
-        acc[g][0] += p * vf.x;
-        acc[g][1] += p * vf.y;
-      }
+    for (int e = 0; e < 8; ++e) acc[g][e] = 0.0f;
+  }
+#pragma unroll
+  for (int p = 0; p < kPasses; ++p) {
+    const int key = p * kKeysPerPass + lane_key;
+    float vf[8];
+    load8(reinterpret_cast<const T*>(&values[p][0]), vf);
+#pragma unroll
+    for (int g = 0; g < MAX_G; ++g) {
+      const float prob = g < group && key < count ? p_s[g][key] : 0.0f;
+#pragma unroll
+      for (int e = 0; e < 8; ++e) acc[g][e] += prob * vf[e];
     }
   }
 #pragma unroll
-  for (int g = 0; g < kDecodeMaxGroup; ++g) {
-    if (g < group) {
-      acc_s[key_group][g][2 * pair] = acc[g][0];
-      acc_s[key_group][g][2 * pair + 1] = acc[g][1];
+  for (int offset = kSlots; offset < 32; offset *= 2) {
+#pragma unroll
+    for (int g = 0; g < MAX_G; ++g) {
+#pragma unroll
+      for (int e = 0; e < 8; ++e) acc[g][e] += __shfl_xor_sync(0xffffffffu, acc[g][e], offset);
+    }
+  }
+  if (lane < kSlots) {
+#pragma unroll
+    for (int g = 0; g < MAX_G; ++g) {
+#pragma unroll
+      for (int e = 0; e < 8; ++e) acc_s[warp][g][8 * slot + e] = acc[g][e];
     }
   }
   __syncthreads();
@@ -181,7 +203,7 @@ __global__ void __launch_bounds__(kThreads) decode_partial(DecodeAttentionArgs a
     const int g = i / D, d = i % D;
     float sum = 0.0f;
 #pragma unroll
-    for (int kg = 0; kg < n_key_groups; ++kg) sum += acc_s[kg][g][d];
+    for (int w = 0; w < kWarps; ++w) sum += acc_s[w][g][d];
     a.partial_out[(stat + g * splits) * D + d] = sum;
   }
 }
@@ -209,10 +231,24 @@ __global__ void __launch_bounds__(D) decode_merge(DecodeAttentionArgs a, int spl
   store(out, l > 0.0f ? o / l : 0.0f);
 }
 
+template <typename T, int D, int MAX_G>
+void launch_partial(const DecodeAttentionArgs& a, int splits, cudaStream_t stream) {
+  decode_partial<T, D, MAX_G><<<dim3(splits, a.n_kv_heads, a.batch), kThreads, 0, stream>>>(a);
+}
+
 template <typename T, int D>
 cudaError_t launch_typed(const DecodeAttentionArgs& a, cudaStream_t stream) {
   const int splits = static_cast<int>(decode_attention_splits(a.n_keys));
-  decode_partial<T, D><<<dim3(splits, a.n_kv_heads, a.batch), kThreads, 0, stream>>>(a);
+  const int group = a.n_heads / a.n_kv_heads;
+  if (group == 1) {
+    launch_partial<T, D, 1>(a, splits, stream);
+  } else if (group == 2) {
+    launch_partial<T, D, 2>(a, splits, stream);
+  } else if (group <= 4) {
+    launch_partial<T, D, 4>(a, splits, stream);
+  } else {
+    launch_partial<T, D, kDecodeMaxGroup>(a, splits, stream);
+  }
   if (auto e = cudaGetLastError(); e != cudaSuccess) return e;
   decode_merge<T, D><<<dim3(a.n_heads, a.batch), D, 0, stream>>>(a, splits);
   return cudaGetLastError();

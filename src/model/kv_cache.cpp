@@ -72,10 +72,21 @@ std::pair<torch::Tensor, torch::Tensor> KvCache::store(std::int64_t layer, const
   if (in_slot_step()) {
     keys_[layer].index_copy_(2, slot_, k.transpose(1, 2).to(keys_[layer].scalar_type()));
     values_[layer].index_copy_(2, slot_, v.transpose(1, 2).to(values_[layer].scalar_type()));
-    return {keys_[layer], values_[layer]};
+  } else {
+    keys_[layer].narrow(2, length_, pending_).copy_(k.transpose(1, 2));
+    values_[layer].narrow(2, length_, pending_).copy_(v.transpose(1, 2));
   }
-  keys_[layer].narrow(2, length_, pending_).copy_(k.transpose(1, 2));
-  values_[layer].narrow(2, length_, pending_).copy_(v.transpose(1, 2));
+  return stored(layer);
+}
+
+std::pair<torch::Tensor, torch::Tensor> KvCache::buffers(std::int64_t layer) const {
+  TORCH_CHECK(layer >= 0 && layer < static_cast<std::int64_t>(keys_.size()), "KvCache: no layer ", layer);
+  return {keys_[layer], values_[layer]};
+}
+
+std::pair<torch::Tensor, torch::Tensor> KvCache::stored(std::int64_t layer) const {
+  TORCH_CHECK(layer >= 0 && layer < static_cast<std::int64_t>(keys_.size()), "KvCache: no layer ", layer);
+  if (in_slot_step()) return {keys_[layer], values_[layer]};
   return {keys_[layer].narrow(2, 0, length_ + pending_), values_[layer].narrow(2, 0, length_ + pending_)};
 }
 

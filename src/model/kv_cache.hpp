@@ -35,6 +35,13 @@ class KvCache {
   // Throws c10::Error when the cache would overflow or shapes disagree (programmer errors).
   void begin(std::int64_t n_new, const torch::Tensor& attention_mask);
   std::pair<torch::Tensor, torch::Tensor> store(std::int64_t layer, const torch::Tensor& k, const torch::Tensor& v);
+  // store() for a kernel that writes the step's keys/values itself (rope_and_store): the layer's
+  // whole buffers [B, n_kv_heads, capacity, head_dim], where the step's one new token goes
+  // (write_slot(): the slot tensor in a slot step, else length()), and afterwards what store()
+  // would have returned.
+  std::pair<torch::Tensor, torch::Tensor> buffers(std::int64_t layer) const;
+  std::int64_t write_slot() const { return length_; }
+  std::pair<torch::Tensor, torch::Tensor> stored(std::int64_t layer) const;
   void commit();
   void rollback();  // forgets an uncommitted step (the forward failed); the cache stays usable
   std::int64_t pending() const { return pending_; }

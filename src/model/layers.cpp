@@ -10,7 +10,7 @@
 #include <torch/version.h>
 
 #include "model/autocast.hpp"
-#include "model/decode_attention.hpp"
+#include "model/decode_kernels.hpp"
 #include "model/kv_cache.hpp"
 
 #define KERNELRL_TORCH_HAS_SDPA (TORCH_VERSION_MAJOR >= 2)
@@ -143,6 +143,12 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const Rope& rope, c
   if (qkv_weight_.defined() && !torch::GradMode::is_enabled()) {
     const auto n_qk = (n_heads_ + n_kv_heads_) * head_dim_;
     auto qkv = at::linear(x, qkv_weight_, qkv_bias_);
+    if (cache != nullptr && rope_store_applies(qkv, rope, *cache, n_heads_, n_kv_heads_, head_dim_)) {
+      // Decoding one token on the GPU: rotation and cache write in one kernel.
+      q = rope_and_store(qkv, rope, *cache, layer, n_heads_, n_kv_heads_, head_dim_);
+      auto [k_all, v_all] = cache->stored(layer);
+      return attend(q, k_all, v_all, mask);
+    }
     auto qk = apply_rope(qkv.narrow(-1, 0, n_qk).view({b, t, n_heads_ + n_kv_heads_, head_dim_}), rope);
     q = qk.narrow(2, 0, n_heads_);
     k = qk.narrow(2, n_heads_, n_kv_heads_);

@@ -11,9 +11,10 @@
 #include <torch/cuda.h>
 
 #include "model/autocast.hpp"
-#include "model/decode_attention.hpp"
+#include "model/decode_kernels.hpp"
 #include "model/decode_graph.hpp"
 #include "model/kv_cache.hpp"
+#include "model/layers.hpp"
 #include "model/sampler.hpp"
 #include "model_test_util.hpp"
 
@@ -210,7 +211,7 @@ torch::Tensor reference_decode_attention(const torch::Tensor& q, const torch::Te
 // before the end, grouped heads, head_dim 64 and 128, in each float dtype.
 TEST(ModelGpu, DecodeAttentionKernelMatchesFloat64Attention) {
   REQUIRE_CUDA();
-  if (!decode_kernel_built()) GTEST_SKIP() << "this build has no model CUDA kernels: decode attention test skipped";
+  if (!decode_kernels_built()) GTEST_SKIP() << "this build has no model CUDA kernels: decode attention test skipped";
   torch::NoGradGuard no_grad;
   struct Shape {
     std::int64_t h, h_kv, d;
@@ -243,11 +244,57 @@ TEST(ModelGpu, DecodeAttentionKernelMatchesFloat64Attention) {
   }
 }
 
+// The rotary + cache-write kernel against apply_rope and KvCache::store on the same projection, in
+// an ordinary step (slot from the host) and a slot step (slot read on the device), rope rows per
+// batch row; 16-bit dtypes must agree to the last bit but for rare one-rounding differences.
+TEST(ModelGpu, RopeAndStoreMatchesApplyRopeAndStore) {
+  REQUIRE_CUDA();
+  if (!decode_kernels_built()) GTEST_SKIP() << "this build has no model CUDA kernels: rope/store test skipped";
+  torch::NoGradGuard no_grad;
+  const auto config = smol_shape();
+  const std::int64_t b = 4, h = config.n_heads, h_kv = config.n_kv_heads, d = config.head_dim;
+  for (auto dtype : {torch::kFloat32, torch::kFloat16, torch::kBFloat16}) {
+    const auto options = torch::TensorOptions().device(cuda).dtype(dtype);
+    KvCache ours(config, b, 20, options), reference(config, b, 20, options);
+    for (int step = 0; step < 2; ++step) {
+      if (step == 0) {
+        ours.begin(1, {});
+        reference.begin(1, {});
+      } else {
+        auto slot = torch::full({1}, 9, options.dtype(torch::kInt64));
+        ours.begin_at(slot);
+        reference.begin_at(slot);
+      }
+      auto qkv = torch::randn({b, 1, (h + 2 * h_kv) * d}, options) * 3;
+      auto positions = torch::randint(0, 1000, {b, 1}, options.dtype(torch::kInt64));
+      const auto rope = make_rope(positions, d, config.rope_theta, dtype);
+      const std::string what = std::string(c10::toString(dtype)) + (step == 0 ? " step" : " slot step");
+      ASSERT_TRUE(rope_store_applies(qkv, rope, ours, h, h_kv, d)) << what;
+      auto q = rope_and_store(qkv, rope, ours, 1, h, h_kv, d);
+      auto qk = apply_rope(qkv.narrow(2, 0, (h + h_kv) * d).view({b, 1, h + h_kv, d}), rope);
+      auto v = qkv.narrow(2, (h + h_kv) * d, h_kv * d).view({b, 1, h_kv, d});
+      auto [k_ref, v_ref] = reference.store(1, qk.narrow(2, h, h_kv), v);
+      auto [k_ours, v_ours] = ours.stored(1);
+      const double tol = dtype == torch::kFloat32 ? 1e-5 : 0.0;
+      auto differing = [](const torch::Tensor& x, const torch::Tensor& y) { return (x != y).sum().item<std::int64_t>(); };
+      EXPECT_LE(max_abs(q, qk.narrow(2, 0, h)), tol == 0.0 ? 0.1 : tol) << what;
+      EXPECT_LE(max_abs(k_ours, k_ref), tol == 0.0 ? 0.1 : tol) << what;
+      EXPECT_EQ(differing(v_ours, v_ref), 0) << what;
+      if (dtype != torch::kFloat32) {
+        EXPECT_LE(differing(q, qk.narrow(2, 0, h)), q.numel() / 100) << what;
+        EXPECT_LE(differing(k_ours, k_ref), k_ref.numel() / 100) << what;
+      }
+      ours.commit();
+      reference.commit();
+    }
+  }
+}
+
 // Whole decoding with the kernel against libtorch's attention (the kernel switched off), CUDA
 // graph on, left-padded rows, float32: the same greedy tokens and log-probs.
 TEST(ModelGpu, DecodingWithTheKernelMatchesLibtorchAttention) {
   REQUIRE_CUDA();
-  if (!decode_kernel_built()) GTEST_SKIP() << "this build has no model CUDA kernels: decode attention test skipped";
+  if (!decode_kernels_built()) GTEST_SKIP() << "this build has no model CUDA kernels: decode attention test skipped";
   auto model = smol_model();
   model->to(cuda);
   const std::vector<std::vector<std::int64_t>> prompts{{1, 2, 3, 4, 5, 6, 7}, {8, 9}, {10, 11, 12, 13}};
@@ -255,9 +302,9 @@ TEST(ModelGpu, DecodingWithTheKernelMatchesLibtorchAttention) {
   greedy.temperature = 0.0;
   greedy.max_new_tokens = 150;  // past the first 128-key chunk
   auto with_kernel = generate(model, prompts, greedy);
-  set_decode_kernel_enabled(false);
+  set_decode_kernels_enabled(false);
   auto with_libtorch = generate(model, prompts, greedy);
-  set_decode_kernel_enabled(true);
+  set_decode_kernels_enabled(true);
   ASSERT_TRUE(with_kernel.ok()) << with_kernel.error().message;
   ASSERT_TRUE(with_libtorch.ok()) << with_libtorch.error().message;
   for (std::size_t r = 0; r < prompts.size(); ++r) {

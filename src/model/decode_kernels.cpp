@@ -1,6 +1,6 @@
-// The libtorch side of the decode attention kernel: shape and layout checks, scratch buffers, the
-// launch on the current stream.
-#include "model/decode_attention.hpp"
+// The libtorch side of the decoding kernels: shape and layout checks, scratch buffers, launches on
+// the current stream.
+#include "model/decode_kernels.hpp"
 
 #include <atomic>
 #include <cmath>
@@ -12,7 +12,10 @@
 #include <c10/cuda/CUDAStream.h>
 
 #include "model/decode_attention_kernel.hpp"
+#include "model/rope_store_kernel.hpp"
 #endif
+
+#include "model/kv_cache.hpp"
 
 namespace kernelrl::model {
 namespace {
@@ -21,24 +24,41 @@ std::atomic<bool> g_enabled{true};
 
 bool aligned16(const torch::Tensor& t) { return reinterpret_cast<std::uintptr_t>(t.data_ptr()) % 16 == 0; }
 
+bool float_dtype(torch::ScalarType t) {
+  return t == torch::kFloat32 || t == torch::kFloat16 || t == torch::kBFloat16;
+}
+
+// A rope table usable by the kernel: [B or 1, 1, 1, D] in `dtype`, D contiguous.
+bool rope_table_fits(const torch::Tensor& table, std::int64_t b, std::int64_t d, const torch::Tensor& like) {
+  return table.defined() && table.scalar_type() == like.scalar_type() && table.device() == like.device() &&
+         table.dim() == 4 && (table.size(0) == b || table.size(0) == 1) && table.size(1) == 1 && table.size(2) == 1 &&
+         table.size(3) == d && table.stride(3) == 1;
+}
+
+#if KERNELRL_CUDA_KERNELS
+cuda::DType kernel_dtype(torch::ScalarType t) {
+  return t == torch::kFloat32 ? cuda::DType::FLOAT32 : t == torch::kFloat16 ? cuda::DType::FLOAT16 : cuda::DType::BFLOAT16;
+}
+#endif
+
 }  // namespace
 
 #if KERNELRL_CUDA_KERNELS
-bool decode_kernel_built() { return true; }
+bool decode_kernels_built() { return true; }
 #else
-bool decode_kernel_built() { return false; }
+bool decode_kernels_built() { return false; }
 #endif
 
-void set_decode_kernel_enabled(bool enabled) { g_enabled.store(enabled); }
-bool decode_kernel_enabled() { return g_enabled.load(); }
+void set_decode_kernels_enabled(bool enabled) { g_enabled.store(enabled); }
+bool decode_kernels_enabled() { return g_enabled.load(); }
 
 bool decode_attention_applies(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                               const torch::Tensor& allowed) {
-  if (!decode_kernel_built() || !decode_kernel_enabled()) return false;
+  if (!decode_kernels_built() || !decode_kernels_enabled()) return false;
   if (!q.is_cuda() || q.dim() != 4 || k.dim() != 4 || v.dim() != 4 || q.size(1) != 1) return false;
   if (q.requires_grad() || k.requires_grad() || v.requires_grad()) return false;
   const auto dtype = q.scalar_type();
-  if (dtype != torch::kFloat32 && dtype != torch::kFloat16 && dtype != torch::kBFloat16) return false;
+  if (!float_dtype(dtype)) return false;
   if (k.scalar_type() != dtype || v.scalar_type() != dtype || k.device() != q.device() || v.device() != q.device()) {
     return false;
   }
@@ -58,6 +78,23 @@ bool decode_attention_applies(const torch::Tensor& q, const torch::Tensor& k, co
     if (allowed.stride(3) != 1 && l > 1) return false;
   }
   return true;
+}
+
+bool rope_store_applies(const torch::Tensor& qkv, const Rope& rope, const KvCache& cache, std::int64_t n_heads,
+                        std::int64_t n_kv_heads, std::int64_t head_dim) {
+  if (!decode_kernels_built() || !decode_kernels_enabled()) return false;
+  if (!qkv.is_cuda() || !float_dtype(qkv.scalar_type()) || qkv.requires_grad() || qkv.dim() != 3) return false;
+  const auto b = qkv.size(0);
+  if (qkv.size(1) != 1 || qkv.size(2) != (n_heads + 2 * n_kv_heads) * head_dim || qkv.stride(2) != 1) return false;
+  if (head_dim % 2 != 0 || !rope_table_fits(rope.cos, b, head_dim, qkv) ||
+      !rope_table_fits(rope.sin_signed, b, head_dim, qkv) || rope.cos.strides() != rope.sin_signed.strides() ||
+      rope.cos.size(0) != rope.sin_signed.size(0)) {
+    return false;
+  }
+  if (cache.pending() != 1 || cache.batch() != b) return false;
+  const auto [keys, values] = cache.buffers(0);
+  return keys.scalar_type() == qkv.scalar_type() && keys.device() == qkv.device() && keys.size(1) == n_kv_heads &&
+         keys.size(3) == head_dim && keys.stride(3) == 1 && values.strides() == keys.strides();
 }
 
 #if KERNELRL_CUDA_KERNELS
@@ -101,12 +138,45 @@ torch::Tensor decode_attention(const torch::Tensor& q, const torch::Tensor& k, c
   args.n_kv_heads = static_cast<int>(h_kv);
   args.head_dim = static_cast<int>(d);
   args.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
-  args.dtype = q.scalar_type() == torch::kFloat32   ? cuda::DType::FLOAT32
-               : q.scalar_type() == torch::kFloat16 ? cuda::DType::FLOAT16
-                                                    : cuda::DType::BFLOAT16;
+  args.dtype = kernel_dtype(q.scalar_type());
   const char* error = cuda::launch_decode_attention(args, c10::cuda::getCurrentCUDAStream(q.device().index()).stream());
   TORCH_CHECK(error == nullptr, "decode_attention: ", error);
   return out;
+}
+
+torch::Tensor rope_and_store(const torch::Tensor& qkv, const Rope& rope, KvCache& cache, std::int64_t layer,
+                             std::int64_t n_heads, std::int64_t n_kv_heads, std::int64_t head_dim) {
+  TORCH_CHECK(rope_store_applies(qkv, rope, cache, n_heads, n_kv_heads, head_dim),
+              "rope_and_store: unsupported tensors qkv ", qkv.sizes());
+  const c10::cuda::CUDAGuard guard(qkv.device());
+  const auto b = qkv.size(0);
+  auto q = torch::empty({b, 1, n_heads, head_dim}, qkv.options());
+  auto [keys, values] = cache.buffers(layer);
+  cuda::RopeStoreArgs args;
+  args.qkv = qkv.data_ptr();
+  args.qkv_stride_b = qkv.stride(0);
+  args.cos = rope.cos.data_ptr();
+  args.sin_signed = rope.sin_signed.data_ptr();
+  args.rope_stride_b = rope.cos.size(0) == 1 ? 0 : rope.cos.stride(0);
+  args.q_out = q.data_ptr();
+  args.k_cache = keys.data_ptr();
+  args.v_cache = values.data_ptr();
+  args.cache_stride_b = keys.stride(0);
+  args.cache_stride_h = keys.stride(1);
+  args.cache_stride_t = keys.stride(2);
+  if (cache.in_slot_step()) {
+    args.slot_on_device = cache.slot().data_ptr<std::int64_t>();
+  } else {
+    args.slot = cache.write_slot();
+  }
+  args.batch = static_cast<int>(b);
+  args.n_heads = static_cast<int>(n_heads);
+  args.n_kv_heads = static_cast<int>(n_kv_heads);
+  args.head_dim = static_cast<int>(head_dim);
+  args.dtype = kernel_dtype(qkv.scalar_type());
+  const char* error = cuda::launch_rope_store(args, c10::cuda::getCurrentCUDAStream(qkv.device().index()).stream());
+  TORCH_CHECK(error == nullptr, "rope_and_store: ", error);
+  return q;
 }
 
 #else
@@ -114,6 +184,11 @@ torch::Tensor decode_attention(const torch::Tensor& q, const torch::Tensor& k, c
 torch::Tensor decode_attention(const torch::Tensor&, const torch::Tensor&, const torch::Tensor&, const torch::Tensor&,
                                const torch::Tensor&) {
   TORCH_CHECK(false, "decode_attention: this build has no CUDA kernels");
+}
+
+torch::Tensor rope_and_store(const torch::Tensor&, const Rope&, KvCache&, std::int64_t, std::int64_t, std::int64_t,
+                             std::int64_t) {
+  TORCH_CHECK(false, "rope_and_store: this build has no CUDA kernels");
 }
 
 #endif
