@@ -65,9 +65,9 @@ __device__ inline std::int64_t keys_to_read(const DecodeAttentionArgs& a) {
 }
 
 // Block (chunk, kv head, row): partial softmax statistics and unnormalised output of the chunk's
-// keys for each query head of the group (G of them, at most MAX_G). Every load of the block is
-// issued before its first use: the chunk's values (16 bytes per thread per pass) before scoring, a
-// whole key row per thread while scoring, so each thread keeps many loads in flight.
+// keys for each query head of the group (G of them, at most MAX_G). The block's loads are all
+// issued before the first is used (the chunk's values, 16 bytes per thread per pass; each thread's
+// key row where it is at most 128 bytes; the mask; the queries), so a block waits for memory once.
 template <typename T, int D, int MAX_G>
 __global__ void __launch_bounds__(kThreads) decode_partial(DecodeAttentionArgs a) {
   constexpr int kSlots = D / 8;                // 16-byte slots of a row
@@ -107,6 +107,19 @@ __global__ void __launch_bounds__(kThreads) decode_partial(DecodeAttentionArgs a
     }
   }
 
+  // Thread j scores key first + j.
+  const int j = threadIdx.x;
+  const T* key = static_cast<const T*>(a.k) + kv_offset + j * a.kv_stride_t;
+  constexpr bool kHoistKey = D * sizeof(T) <= 128;
+  constexpr int kKeyRaw = kHoistKey ? D * sizeof(T) / 16 : 1;
+  Raw key_raw[kKeyRaw];
+  if constexpr (kHoistKey) {
+#pragma unroll
+    for (int r = 0; r < kKeyRaw; ++r) key_raw[r] = j < count ? reinterpret_cast<const Raw*>(key)[r] : Raw{};
+  }
+  bool real = j < count;
+  if (real && a.key_mask != nullptr) real = a.key_mask[row * a.mask_stride_b + first + j];
+
   __shared__ float q_s[MAX_G][D];
   __shared__ float p_s[MAX_G][kDecodeChunk];
   __shared__ float acc_s[kWarps][MAX_G][D];
@@ -117,23 +130,24 @@ __global__ void __launch_bounds__(kThreads) decode_partial(DecodeAttentionArgs a
   }
   __syncthreads();
 
-  // Scores: thread j takes key first + j, its whole row.
-  const int j = threadIdx.x;
-  bool real = j < count;
-  if (real && a.key_mask != nullptr) real = a.key_mask[row * a.mask_stride_b + first + j];
   float score[MAX_G];
 #pragma unroll
   for (int g = 0; g < MAX_G; ++g) score[g] = 0.0f;
   if (real) {
-    const T* key = static_cast<const T*>(a.k) + kv_offset + j * a.kv_stride_t;
-    float kf[D];
 #pragma unroll
-    for (int d0 = 0; d0 < D; d0 += 8) load8(key + d0, kf + d0);
-#pragma unroll
-    for (int d = 0; d < D; ++d) {
+    for (int d0 = 0; d0 < D; d0 += 8) {
+      float kf[8];
+      if constexpr (kHoistKey) {
+        load8(reinterpret_cast<const T*>(key_raw) + d0, kf);
+      } else {
+        load8(key + d0, kf);
+      }
 #pragma unroll
       for (int g = 0; g < MAX_G; ++g) {
-        if (g < group) score[g] += q_s[g][d] * kf[d];
+        if (g < group) {
+#pragma unroll
+          for (int e = 0; e < 8; ++e) score[g] += q_s[g][d0 + e] * kf[e];
+        }
       }
     }
   }

@@ -4,15 +4,19 @@
 
 #include <atomic>
 #include <cmath>
+#include <mutex>
+#include <tuple>
 
 #include <torch/torch.h>
 
 #if KERNELRL_CUDA_KERNELS
+#include <ATen/cuda/CUDAGeneratorImpl.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 
 #include "model/decode_attention_kernel.hpp"
 #include "model/rope_store_kernel.hpp"
+#include "model/sample_kernel.hpp"
 #endif
 
 #include "model/kv_cache.hpp"
@@ -97,7 +101,47 @@ bool rope_store_applies(const torch::Tensor& qkv, const Rope& rope, const KvCach
          keys.size(3) == head_dim && keys.stride(3) == 1 && values.strides() == keys.strides();
 }
 
+bool sample_kernel_applies(const torch::Tensor& logits, double top_p) {
+  if (!decode_kernels_built() || !decode_kernels_enabled() || top_p < 1.0) return false;
+  return logits.is_cuda() && float_dtype(logits.scalar_type()) && logits.dim() == 2 && logits.size(0) > 0 &&
+         logits.size(1) > 0 && logits.stride(1) == 1 && !logits.requires_grad();
+}
+
 #if KERNELRL_CUDA_KERNELS
+
+void sample_with_kernel(const torch::Tensor& logits, double temperature, at::Generator& generator,
+                        const torch::Tensor& token, const torch::Tensor& logprob, const torch::Tensor& sampling_logprob) {
+  TORCH_CHECK(sample_kernel_applies(logits, 1.0), "sample_with_kernel: unsupported logits ", logits.sizes());
+  const auto b = logits.size(0), vocab = logits.size(1);
+  auto check_out = [&](const torch::Tensor& t, torch::ScalarType dtype, const char* name) {
+    TORCH_CHECK(t.dim() == 1 && t.size(0) == b && t.scalar_type() == dtype && t.device() == logits.device(),
+                "sample_with_kernel: ", name, " must be [", b, "] ", dtype, " on ", logits.device());
+  };
+  check_out(token, torch::kInt64, "token");
+  check_out(logprob, torch::kFloat32, "logprob");
+  check_out(sampling_logprob, torch::kFloat32, "sampling_logprob");
+  const c10::cuda::CUDAGuard guard(logits.device());
+  cuda::SampleArgs args;
+  args.logits = logits.data_ptr();
+  args.logits_stride_b = logits.stride(0);
+  args.vocab = vocab;
+  args.dtype = kernel_dtype(logits.scalar_type());
+  args.temperature = static_cast<float>(temperature);
+  if (temperature != 0.0) {
+    auto* cuda_generator = at::check_generator<at::CUDAGeneratorImpl>(generator);
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    std::tie(args.seed, args.offset) = cuda_generator->philox_engine_inputs(cuda::sample_randoms_per_thread(vocab));
+  }
+  args.token = token.data_ptr<std::int64_t>();
+  args.token_stride = token.stride(0);
+  args.logprob = logprob.data_ptr<float>();
+  args.logprob_stride = logprob.stride(0);
+  args.sampling_logprob = sampling_logprob.data_ptr<float>();
+  args.sampling_logprob_stride = sampling_logprob.stride(0);
+  args.batch = static_cast<int>(b);
+  const char* error = cuda::launch_sample(args, c10::cuda::getCurrentCUDAStream(logits.device().index()).stream());
+  TORCH_CHECK(error == nullptr, "sample_with_kernel: ", error);
+}
 
 torch::Tensor decode_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                const torch::Tensor& allowed, const torch::Tensor& last_key) {
@@ -189,6 +233,11 @@ torch::Tensor decode_attention(const torch::Tensor&, const torch::Tensor&, const
 torch::Tensor rope_and_store(const torch::Tensor&, const Rope&, KvCache&, std::int64_t, std::int64_t, std::int64_t,
                              std::int64_t) {
   TORCH_CHECK(false, "rope_and_store: this build has no CUDA kernels");
+}
+
+void sample_with_kernel(const torch::Tensor&, double, at::Generator&, const torch::Tensor&, const torch::Tensor&,
+                        const torch::Tensor&) {
+  TORCH_CHECK(false, "sample_with_kernel: this build has no CUDA kernels");
 }
 
 #endif

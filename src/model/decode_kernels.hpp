@@ -1,13 +1,15 @@
 // The model's own CUDA kernels for decoding one token per row, where libtorch would launch many
 // small kernels or read more than needed: rotary embedding + key/value cache write in one kernel
-// (rope_store_kernel.hpp), and attention over the cache that reads each cached key/value once and
-// skips the slots a CUDA-graph step has not written yet (decode_attention_kernel.hpp). Where they
+// (rope_store_kernel.hpp), attention over the cache that reads each cached key/value once and
+// skips the slots a CUDA-graph step has not written yet (decode_attention_kernel.hpp), and the
+// sampling step in one pass over the logits (sample_kernel.hpp). Where they
 // do not apply (CPU, training, other shapes or head sizes, a build without the kernels) the
 // callers use libtorch's operators.
 #pragma once
 
 #include <cstdint>
 
+#include <ATen/core/Generator.h>
 #include <torch/types.h>
 
 #include "model/layers.hpp"
@@ -49,5 +51,18 @@ bool rope_store_applies(const torch::Tensor& qkv, const Rope& rope, const KvCach
 // c10::Error on a CUDA launch error.
 torch::Tensor rope_and_store(const torch::Tensor& qkv, const Rope& rope, KvCache& cache, std::int64_t layer,
                              std::int64_t n_heads, std::int64_t n_kv_heads, std::int64_t head_dim);
+
+// Whether sample_with_kernel() takes these logits: [B, V] on a CUDA device in a float dtype, V
+// contiguous; top_p 1 (nucleus filtering needs a sort: the caller's libtorch path does it).
+bool sample_kernel_applies(const torch::Tensor& logits, double top_p);
+
+// One sampling step: token[b] = argmax(logits[b]) when temperature is 0, else a draw from
+// softmax(logits[b] / temperature) (Gumbel-max with Philox numbers from `generator`, a CUDA
+// generator on the logits' device, whose offset advances); logprob[b] = log_softmax(logits[b])
+// at the token; sampling_logprob[b] the same under the sampled distribution (0 when greedy).
+// Outputs: [B] int64 / float32 on the device, strided views allowed (columns of a [B, steps]
+// buffer). Throws c10::Error on a CUDA launch error.
+void sample_with_kernel(const torch::Tensor& logits, double temperature, at::Generator& generator,
+                        const torch::Tensor& token, const torch::Tensor& logprob, const torch::Tensor& sampling_logprob);
 
 }  // namespace kernelrl::model

@@ -13,6 +13,7 @@
 
 #include "model/autocast.hpp"
 #include "model/decode_graph.hpp"
+#include "model/decode_kernels.hpp"
 #include "model/kv_cache.hpp"
 
 namespace kernelrl::model {
@@ -101,6 +102,24 @@ StepSample sample_step(const torch::Tensor& logits, const SamplingParams& params
   out.logprob = logp.gather(1, index).squeeze(1);
   out.sampling_logprob = logp_sampling.gather(1, index).squeeze(1);
   return out;
+}
+
+// Samples step `step` into column `step` of tokens / logprobs / sampling_logprobs ([B, steps]) and
+// returns the sampled tokens ([B] view of that column): one kernel where it applies, else libtorch.
+torch::Tensor sample_into(const torch::Tensor& logits, const SamplingParams& params, at::Generator& generator,
+                          const torch::Tensor& tokens, const torch::Tensor& logprobs,
+                          const torch::Tensor& sampling_logprobs, std::int64_t step) {
+  auto token = tokens.select(1, step);
+  if (sample_kernel_applies(logits, params.top_p)) {
+    sample_with_kernel(logits, params.temperature, generator, token, logprobs.select(1, step),
+                       sampling_logprobs.select(1, step));
+    return token;
+  }
+  auto s = sample_step(logits, params, generator);
+  token.copy_(s.token);
+  logprobs.select(1, step).copy_(s.logprob);
+  sampling_logprobs.select(1, step).copy_(s.sampling_logprob);
+  return token;
 }
 
 // Per-row stop bookkeeping on the host.
@@ -196,13 +215,10 @@ std::vector<Sample> run_generation(Transformer& model, const std::vector<std::ve
     auto logits = model->forward_last(ids_t, pos_t, &cache, padded ? mask_t : torch::Tensor());
     auto next_pos = pos_t.select(1, prompt_len - 1) + 1;
     for (std::int64_t step = 0; step < max_new; ++step) {
-      auto s = sample_step(logits, params, generator);
-      tokens.select(1, step).copy_(s.token);
-      logprobs.select(1, step).copy_(s.logprob);
-      sampling_logprobs.select(1, step).copy_(s.sampling_logprob);
+      const auto sampled_token = sample_into(logits, params, generator, tokens, logprobs, sampling_logprobs, step);
       n_steps = step + 1;
       if (watch) {
-        const auto sampled = s.token.to(torch::kCPU);
+        const auto sampled = sampled_token.to(torch::kCPU);
         const auto* sampled_ids = sampled.data_ptr<std::int64_t>();
         bool all_finished = true;
         for (std::int64_t b = 0; b < batch; ++b) {
@@ -222,8 +238,9 @@ std::vector<Sample> run_generation(Transformer& model, const std::vector<std::ve
       }
       if (step + 1 == max_new) break;
       // The new token's keys/values go to slot prompt_len + step (the prompt filled the slots before).
-      logits = graph ? graph->step(s.token.view({batch, 1}), next_pos.view({batch, 1}), prompt_len + step)
-                     : model->forward_last(s.token.view({batch, 1}), next_pos.view({batch, 1}), &cache);
+      const auto step_tokens = sampled_token.view({batch, 1});
+      logits = graph ? graph->step(step_tokens, next_pos.view({batch, 1}), prompt_len + step)
+                     : model->forward_last(step_tokens, next_pos.view({batch, 1}), &cache);
       next_pos = next_pos + 1;
     }
   }

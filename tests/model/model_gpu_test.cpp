@@ -8,6 +8,7 @@
 #include <limits>
 #include <optional>
 
+#include <ATen/Context.h>
 #include <torch/cuda.h>
 
 #include "model/autocast.hpp"
@@ -288,6 +289,55 @@ TEST(ModelGpu, RopeAndStoreMatchesApplyRopeAndStore) {
       reference.commit();
     }
   }
+}
+
+// The sampling kernel: greedy = argmax; at a temperature, draws whose frequencies follow
+// softmax(logits / T) (10,240 draws over 12 tokens); log-probs equal libtorch's log_softmax at the
+// token; the same generator state gives the same draws.
+TEST(ModelGpu, SampleKernelDrawsFromTheTemperedSoftmax) {
+  REQUIRE_CUDA();
+  if (!decode_kernels_built()) GTEST_SKIP() << "this build has no model CUDA kernels: sampling kernel test skipped";
+  torch::NoGradGuard no_grad;
+  auto seeded = [](std::uint64_t seed) {
+    auto generator = at::globalContext().defaultGenerator(cuda).clone();
+    generator.set_current_seed(seed);
+    return generator;
+  };
+  const auto f32 = torch::TensorOptions().device(cuda).dtype(torch::kFloat32);
+  for (auto dtype : {torch::kFloat32, torch::kBFloat16}) {
+    auto logits = (torch::randn({8, 3000}, f32) * 4).to(dtype);
+    auto token = torch::empty({8}, f32.dtype(torch::kInt64));
+    auto logprob = torch::empty({8}, f32), sampling = torch::empty({8}, f32);
+    auto generator = seeded(1);
+    ASSERT_TRUE(sample_kernel_applies(logits, 1.0));
+    sample_with_kernel(logits, 0.0, generator, token, logprob, sampling);
+    const auto logp = logits.to(torch::kFloat32).log_softmax(-1);
+    EXPECT_TRUE(torch::equal(token, logits.to(torch::kFloat32).argmax(-1))) << c10::toString(dtype);
+    EXPECT_LT(max_abs(logprob, logp.gather(1, token.unsqueeze(1)).squeeze(1)), 1e-4) << c10::toString(dtype);
+    EXPECT_EQ(sampling.abs().max().item<float>(), 0.0f);
+  }
+  const double temperature = 0.7;
+  auto row = torch::linspace(-2.0, 1.5, 12, f32);
+  auto logits = row.unsqueeze(0).expand({256, 12}).contiguous();
+  auto expected = (row / temperature).softmax(0).to(torch::kCPU);
+  auto counts = torch::zeros({12}, torch::kFloat64);
+  auto generator = seeded(7);
+  auto buffer = torch::empty({256, 40}, f32.dtype(torch::kInt64));
+  auto logprobs = torch::empty({256, 40}, f32), samplings = torch::empty({256, 40}, f32);
+  for (int i = 0; i < 40; ++i) {
+    sample_with_kernel(logits, temperature, generator, buffer.select(1, i), logprobs.select(1, i), samplings.select(1, i));
+  }
+  auto drawn = buffer.flatten().to(torch::kCPU);
+  counts.index_add_(0, drawn, torch::ones({drawn.size(0)}, torch::kFloat64));
+  EXPECT_LT((counts / drawn.size(0) - expected).abs().max().item<double>(), 0.02) << counts;
+  auto flat = buffer.flatten();
+  EXPECT_LT(max_abs(logprobs.flatten(), row.log_softmax(0).index_select(0, flat)), 1e-5);
+  EXPECT_LT(max_abs(samplings.flatten(), (row / temperature).log_softmax(0).index_select(0, flat)), 1e-5);
+  auto again = torch::empty({256}, f32.dtype(torch::kInt64)), first = torch::empty({256}, f32.dtype(torch::kInt64));
+  auto g1 = seeded(3), g2 = seeded(3);
+  sample_with_kernel(logits, temperature, g1, first, logprobs.select(1, 0), samplings.select(1, 0));
+  sample_with_kernel(logits, temperature, g2, again, logprobs.select(1, 1), samplings.select(1, 1));
+  EXPECT_TRUE(torch::equal(first, again));
 }
 
 // Whole decoding with the kernel against libtorch's attention (the kernel switched off), CUDA
