@@ -2,67 +2,15 @@
 // (q is pre-scaled by scale * log2(e)) so the softmax uses exp2. Accumulation is in float32.
 #include "model/decode_attention_kernel.hpp"
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cmath>
 #include <type_traits>
 
+#include "model/decode_attention_common.cuh"
+
 namespace kernelrl::model::cuda {
 namespace {
-
-constexpr int kThreads = kDecodeChunk;  // one thread per key of the chunk while scoring
-constexpr int kWarps = kThreads / 32;
-
-__device__ inline float to_float(float x) { return x; }
-__device__ inline float to_float(__half x) { return __half2float(x); }
-__device__ inline float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
-
-__device__ inline void store(float* p, float x) { *p = x; }
-__device__ inline void store(__half* p, float x) { *p = __float2half_rn(x); }
-__device__ inline void store(__nv_bfloat16* p, float x) { *p = __float2bfloat16_rn(x); }
-
-// Eight consecutive elements from a 16-byte aligned (32 for float) address.
-__device__ inline void load8(const float* p, float out[8]) {
-  const float4 a = reinterpret_cast<const float4*>(p)[0], b = reinterpret_cast<const float4*>(p)[1];
-  out[0] = a.x, out[1] = a.y, out[2] = a.z, out[3] = a.w, out[4] = b.x, out[5] = b.y, out[6] = b.z, out[7] = b.w;
-}
-__device__ inline void load8(const __half* p, float out[8]) {
-  const uint4 raw = *reinterpret_cast<const uint4*>(p);
-  const __half2* h = reinterpret_cast<const __half2*>(&raw);
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    const float2 f = __half22float2(h[i]);
-    out[2 * i] = f.x, out[2 * i + 1] = f.y;
-  }
-}
-__device__ inline void load8(const __nv_bfloat16* p, float out[8]) {
-  const uint4 raw = *reinterpret_cast<const uint4*>(p);
-  const __nv_bfloat162* h = reinterpret_cast<const __nv_bfloat162*>(&raw);
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    const float2 f = __bfloat1622float2(h[i]);
-    out[2 * i] = f.x, out[2 * i + 1] = f.y;
-  }
-}
-
-__device__ inline float warp_max(float x) {
-#pragma unroll
-  for (int o = 16; o > 0; o /= 2) x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, o));
-  return x;
-}
-__device__ inline float warp_sum(float x) {
-#pragma unroll
-  for (int o = 16; o > 0; o /= 2) x += __shfl_xor_sync(0xffffffffu, x, o);
-  return x;
-}
-
-__device__ inline std::int64_t keys_to_read(const DecodeAttentionArgs& a) {
-  if (a.last_key == nullptr) return a.n_keys;
-  const std::int64_t last = *a.last_key;
-  return last + 1 < a.n_keys ? (last < 0 ? 0 : last + 1) : a.n_keys;
-}
 
 // Block (chunk, kv head, row): partial softmax statistics and unnormalised output of the chunk's
 // keys for each query head of the group (G of them, at most MAX_G). The block's loads are all
@@ -252,9 +200,11 @@ void launch_partial(const DecodeAttentionArgs& a, int splits, cudaStream_t strea
 
 template <typename T, int D>
 cudaError_t launch_typed(const DecodeAttentionArgs& a, cudaStream_t stream) {
-  const int splits = static_cast<int>(decode_attention_splits(a.n_keys));
+  const int splits = static_cast<int>(decode_attention_splits(a.n_keys, a.head_dim, a.dtype));
   const int group = a.n_heads / a.n_kv_heads;
-  if (group == 1) {
+  if (decode_attention_pipelined(a.head_dim, a.dtype)) {
+    if (auto e = launch_pipelined_partial(a, splits, stream); e != cudaSuccess) return e;
+  } else if (group == 1) {
     launch_partial<T, D, 1>(a, splits, stream);
   } else if (group == 2) {
     launch_partial<T, D, 2>(a, splits, stream);

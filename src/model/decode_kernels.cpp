@@ -17,6 +17,7 @@
 #include "model/decode_attention_kernel.hpp"
 #include "model/rope_store_kernel.hpp"
 #include "model/sample_kernel.hpp"
+#include "model/swiglu_kernel.hpp"
 #endif
 
 #include "model/kv_cache.hpp"
@@ -101,6 +102,12 @@ bool rope_store_applies(const torch::Tensor& qkv, const Rope& rope, const KvCach
          keys.size(3) == head_dim && keys.stride(3) == 1 && values.strides() == keys.strides();
 }
 
+bool swiglu_applies(const torch::Tensor& gate_up) {
+  if (!decode_kernels_built() || !decode_kernels_enabled()) return false;
+  return gate_up.is_cuda() && float_dtype(gate_up.scalar_type()) && gate_up.dim() >= 1 && gate_up.numel() > 0 &&
+         gate_up.size(-1) % 2 == 0 && gate_up.is_contiguous() && !gate_up.requires_grad();
+}
+
 bool sample_kernel_applies(const torch::Tensor& logits, double top_p) {
   if (!decode_kernels_built() || !decode_kernels_enabled() || top_p < 1.0) return false;
   return logits.is_cuda() && float_dtype(logits.scalar_type()) && logits.dim() == 2 && logits.size(0) > 0 &&
@@ -143,6 +150,24 @@ void sample_with_kernel(const torch::Tensor& logits, double temperature, at::Gen
   TORCH_CHECK(error == nullptr, "sample_with_kernel: ", error);
 }
 
+torch::Tensor swiglu(const torch::Tensor& gate_up) {
+  TORCH_CHECK(swiglu_applies(gate_up), "swiglu: unsupported input ", gate_up.sizes());
+  const c10::cuda::CUDAGuard guard(gate_up.device());
+  auto sizes = gate_up.sizes().vec();
+  const auto inner = sizes.back() / 2;
+  sizes.back() = inner;
+  auto out = torch::empty(sizes, gate_up.options());
+  cuda::SwigluArgs args;
+  args.gate_up = gate_up.data_ptr();
+  args.out = out.data_ptr();
+  args.rows = gate_up.numel() / (2 * inner);
+  args.inner = inner;
+  args.dtype = kernel_dtype(gate_up.scalar_type());
+  const char* error = cuda::launch_swiglu(args, c10::cuda::getCurrentCUDAStream(gate_up.device().index()).stream());
+  TORCH_CHECK(error == nullptr, "swiglu: ", error);
+  return out;
+}
+
 torch::Tensor decode_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                const torch::Tensor& allowed, const torch::Tensor& last_key) {
   TORCH_CHECK(decode_attention_applies(q, k, v, allowed), "decode_attention: unsupported tensors q ", q.sizes(),
@@ -153,7 +178,7 @@ torch::Tensor decode_attention(const torch::Tensor& q, const torch::Tensor& k, c
   const c10::cuda::CUDAGuard guard(q.device());
   const auto b = q.size(0), h = q.size(2), d = q.size(3), h_kv = k.size(1), l = k.size(2);
   auto out = torch::empty({b, 1, h * d}, q.options());
-  const auto splits = cuda::decode_attention_splits(l);
+  const auto splits = cuda::decode_attention_splits(l, d, kernel_dtype(q.scalar_type()));
   const auto f32 = q.options().dtype(torch::kFloat32);
   auto partial_out = torch::empty({b, h, splits, d}, f32);
   auto stats = torch::empty({2, b, h, splits}, f32);
@@ -239,6 +264,8 @@ void sample_with_kernel(const torch::Tensor&, double, at::Generator&, const torc
                         const torch::Tensor&) {
   TORCH_CHECK(false, "sample_with_kernel: this build has no CUDA kernels");
 }
+
+torch::Tensor swiglu(const torch::Tensor&) { TORCH_CHECK(false, "swiglu: this build has no CUDA kernels"); }
 
 #endif
 

@@ -1,8 +1,9 @@
 // The model's own CUDA kernels for decoding one token per row, where libtorch would launch many
 // small kernels or read more than needed: rotary embedding + key/value cache write in one kernel
 // (rope_store_kernel.hpp), attention over the cache that reads each cached key/value once and
-// skips the slots a CUDA-graph step has not written yet (decode_attention_kernel.hpp), and the
-// sampling step in one pass over the logits (sample_kernel.hpp). Where they
+// skips the slots a CUDA-graph step has not written yet (decode_attention_kernel.hpp), SwiGLU in
+// one kernel (swiglu_kernel.hpp), and the sampling step in one pass over the logits
+// (sample_kernel.hpp). Where they
 // do not apply (CPU, training, other shapes or head sizes, a build without the kernels) the
 // callers use libtorch's operators.
 #pragma once
@@ -51,6 +52,14 @@ bool rope_store_applies(const torch::Tensor& qkv, const Rope& rope, const KvCach
 // c10::Error on a CUDA launch error.
 torch::Tensor rope_and_store(const torch::Tensor& qkv, const Rope& rope, KvCache& cache, std::int64_t layer,
                              std::int64_t n_heads, std::int64_t n_kv_heads, std::int64_t head_dim);
+
+// Whether swiglu() takes this fused gate/up projection: [.., 2 * inner] on a CUDA device in a
+// float dtype, contiguous, no autograd.
+bool swiglu_applies(const torch::Tensor& gate_up);
+
+// silu(gate) * up for gate_up = [gate, up] along the last dimension, rounded as libtorch's silu
+// then product; [.., inner]. Throws c10::Error on a CUDA launch error.
+torch::Tensor swiglu(const torch::Tensor& gate_up);
 
 // Whether sample_with_kernel() takes these logits: [B, V] on a CUDA device in a float dtype, V
 // contiguous; top_p 1 (nucleus filtering needs a sort: the caller's libtorch path does it).

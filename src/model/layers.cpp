@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include <c10/core/InferenceMode.h>
 #include <torch/version.h>
 
 #include "model/autocast.hpp"
@@ -115,11 +116,16 @@ torch::Tensor rms_norm(const torch::Tensor& x, const torch::Tensor& weight, doub
   return weight * normed.to(x.scalar_type());
 }
 
-torch::Tensor add_linear(const torch::Tensor& residual, const torch::Tensor& input, const torch::Tensor& weight) {
+torch::Tensor add_linear(const torch::Tensor& residual, const torch::Tensor& input, const torch::Tensor& weight,
+                         bool in_place) {
   const bool one_gemm = residual.scalar_type() == weight.scalar_type() && input.scalar_type() == weight.scalar_type() &&
                         !autocast_enabled(residual.device().type());
-  if (!one_gemm) return residual + at::linear(input, weight);
+  if (!one_gemm) return in_place ? residual.add_(at::linear(input, weight)) : residual + at::linear(input, weight);
   const auto n = weight.size(0), k = weight.size(1);
+  if (in_place && residual.is_contiguous()) {
+    residual.view({-1, n}).addmm_(input.reshape({-1, k}), weight.t());  // no copy of the residual first
+    return residual;
+  }
   return at::addmm(residual.reshape({-1, n}), input.reshape({-1, k}), weight.t()).view(residual.sizes());
 }
 
@@ -181,6 +187,7 @@ torch::Tensor MlpImpl::forward(const torch::Tensor& x) {
   if (gate_up_weight_.defined() && !torch::GradMode::is_enabled()) {
     const auto inner = gate_up_weight_.size(0) / 2;
     auto gate_up = at::linear(x, gate_up_weight_);
+    if (swiglu_applies(gate_up)) return swiglu(gate_up);
     return at::silu(gate_up.narrow(-1, 0, inner)) * gate_up.narrow(-1, inner, inner);
   }
   return at::silu(gate_proj(x)) * up_proj(x);
@@ -202,8 +209,10 @@ DecoderLayerImpl::DecoderLayerImpl(const weights::ModelConfig& config) {
 torch::Tensor DecoderLayerImpl::forward(const torch::Tensor& x, const Rope& rope, const AttentionMask& mask,
                                         KvCache* cache, std::int64_t layer) {
   auto attn = self_attn(input_layernorm(x), rope, mask, cache, layer);
-  auto h = add_linear(x, attn, self_attn->o_proj->weight);
-  return add_linear(h, mlp(post_attention_layernorm(h)), mlp->down_proj->weight);
+  // Under InferenceMode nothing keeps the residual stream for a backward pass: it is updated in place.
+  const bool in_place = c10::InferenceMode::is_enabled();
+  auto h = add_linear(x, attn, self_attn->o_proj->weight, in_place);
+  return add_linear(h, mlp(post_attention_layernorm(h)), mlp->down_proj->weight, in_place);
 }
 
 }  // namespace kernelrl::model

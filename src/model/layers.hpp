@@ -47,8 +47,10 @@ struct AttentionMask {
 torch::Tensor rms_norm(const torch::Tensor& x, const torch::Tensor& weight, double eps);
 
 // residual + input @ weight^T, as one GEMM when the dtypes allow it (not under autocast, which
-// would cast the residual stream to bfloat16).
-torch::Tensor add_linear(const torch::Tensor& residual, const torch::Tensor& input, const torch::Tensor& weight);
+// would cast the residual stream to bfloat16). in_place: the sum is written into `residual`
+// (no autograd; saves the copy GEMM-with-bias makes of it).
+torch::Tensor add_linear(const torch::Tensor& residual, const torch::Tensor& input, const torch::Tensor& weight,
+                         bool in_place = false);
 
 class RmsNormImpl : public torch::nn::Module {
  public:
@@ -97,7 +99,8 @@ TORCH_MODULE(Mlp);
 class DecoderLayerImpl : public torch::nn::Module {
  public:
   explicit DecoderLayerImpl(const weights::ModelConfig& config);
-  // x + attn(norm(x)), then + mlp(norm(.)); x [B, T, hidden].
+  // x + attn(norm(x)), then + mlp(norm(.)); x [B, T, hidden]. Under c10::InferenceMode the result
+  // is written into x's storage (x is consumed).
   torch::Tensor forward(const torch::Tensor& x, const Rope& rope, const AttentionMask& mask, KvCache* cache,
                         std::int64_t layer);
   Attention self_attn{nullptr};

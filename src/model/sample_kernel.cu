@@ -1,6 +1,6 @@
 // The sampling kernel (sample_kernel.hpp). Each thread keeps running (max, sum of exp) pairs for
 // both temperatures and its best Gumbel score; the block merges them (ties go to the lower index,
-// as argmax does).
+// as argmax does). The hardware exp/log approximations (relative error ~1e-6) keep it memory-bound.
 #include "model/sample_kernel.hpp"
 
 #include <cuda_bf16.h>
@@ -24,10 +24,10 @@ struct Lse {
   float m = -INFINITY, s = 0.0f;
   __device__ void add(float x) {
     if (x > m) {
-      s = s * expf(m - x) + 1.0f;  // m = -inf: s is 0, expf(-inf) is 0
+      s = s * __expf(m - x) + 1.0f;  // m = -inf: s is 0, exp(-inf) is 0
       m = x;
     } else if (x != -INFINITY) {
-      s += expf(x - m);
+      s += __expf(x - m);
     }
   }
   __device__ void merge(Lse o) {
@@ -72,6 +72,7 @@ __global__ void __launch_bounds__(kSampleThreads) sample(SampleArgs a) {
   const int row = blockIdx.x;
   const T* logits = static_cast<const T*>(a.logits) + row * a.logits_stride_b;
   const bool greedy = a.temperature == 0.0f;
+  const float inverse_temperature = greedy ? 0.0f : 1.0f / a.temperature;
   curandStatePhilox4_32_10_t rng;
   if (!greedy) curand_init(a.seed, static_cast<std::uint64_t>(row) * kSampleThreads + threadIdx.x, a.offset, &rng);
   Lse plain, tempered;
@@ -82,10 +83,10 @@ __global__ void __launch_bounds__(kSampleThreads) sample(SampleArgs a) {
     if (greedy) {
       best.offer(x, i);
     } else {
-      const float z = x / a.temperature;
+      const float z = x * inverse_temperature;
       tempered.add(z);
-      const float exponential = fmaxf(-logf(curand_uniform(&rng)), 1e-30f);
-      best.offer(z - logf(exponential), i);
+      const float exponential = fmaxf(-__logf(curand_uniform(&rng)), 1e-30f);
+      best.offer(z - __logf(exponential), i);
     }
   }
 #pragma unroll
@@ -113,7 +114,7 @@ __global__ void __launch_bounds__(kSampleThreads) sample(SampleArgs a) {
   const float x = to_float(logits[best.index]);
   a.token[row * a.token_stride] = best.index;
   a.logprob[row * a.logprob_stride] = x - plain.value();
-  a.sampling_logprob[row * a.sampling_logprob_stride] = greedy ? 0.0f : x / a.temperature - tempered.value();
+  a.sampling_logprob[row * a.sampling_logprob_stride] = greedy ? 0.0f : x * inverse_temperature - tempered.value();
 }
 
 }  // namespace

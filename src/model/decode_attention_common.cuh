@@ -1,0 +1,72 @@
+// Device helpers shared by the decode attention kernels (decode_attention_kernel.cu, the general
+// one and the merge; decode_attention_pipelined.cu, the 16-bit head_dim 64 one).
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+
+#include "model/decode_attention_kernel.hpp"
+
+namespace kernelrl::model::cuda {
+
+constexpr int kThreads = kDecodeChunk;  // one thread per key of the chunk while scoring
+constexpr int kWarps = kThreads / 32;
+
+__device__ inline float to_float(float x) { return x; }
+__device__ inline float to_float(__half x) { return __half2float(x); }
+__device__ inline float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+
+__device__ inline void store(float* p, float x) { *p = x; }
+__device__ inline void store(__half* p, float x) { *p = __float2half_rn(x); }
+__device__ inline void store(__nv_bfloat16* p, float x) { *p = __float2bfloat16_rn(x); }
+
+// Eight consecutive elements from a 16-byte aligned (32 for float) address.
+__device__ inline void load8(const float* p, float out[8]) {
+  const float4 a = reinterpret_cast<const float4*>(p)[0], b = reinterpret_cast<const float4*>(p)[1];
+  out[0] = a.x, out[1] = a.y, out[2] = a.z, out[3] = a.w, out[4] = b.x, out[5] = b.y, out[6] = b.z, out[7] = b.w;
+}
+__device__ inline void load8(const __half* p, float out[8]) {
+  const uint4 raw = *reinterpret_cast<const uint4*>(p);
+  const __half2* h = reinterpret_cast<const __half2*>(&raw);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const float2 f = __half22float2(h[i]);
+    out[2 * i] = f.x, out[2 * i + 1] = f.y;
+  }
+}
+__device__ inline void load8(const __nv_bfloat16* p, float out[8]) {
+  const uint4 raw = *reinterpret_cast<const uint4*>(p);
+  const __nv_bfloat162* h = reinterpret_cast<const __nv_bfloat162*>(&raw);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const float2 f = __bfloat1622float2(h[i]);
+    out[2 * i] = f.x, out[2 * i + 1] = f.y;
+  }
+}
+
+__device__ inline float warp_max(float x) {
+#pragma unroll
+  for (int o = 16; o > 0; o /= 2) x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, o));
+  return x;
+}
+__device__ inline float warp_sum(float x) {
+#pragma unroll
+  for (int o = 16; o > 0; o /= 2) x += __shfl_xor_sync(0xffffffffu, x, o);
+  return x;
+}
+
+__device__ inline std::int64_t keys_to_read(const DecodeAttentionArgs& a) {
+  if (a.last_key == nullptr) return a.n_keys;
+  const std::int64_t last = *a.last_key;
+  return last + 1 < a.n_keys ? (last < 0 ? 0 : last + 1) : a.n_keys;
+}
+
+// The partial kernel of the pipelined path over `splits` blocks per (row, key/value head); the
+// caller launches the merge.
+cudaError_t launch_pipelined_partial(const DecodeAttentionArgs& a, int splits, cudaStream_t stream);
+
+}  // namespace kernelrl::model::cuda
