@@ -1,5 +1,5 @@
 // Device helpers shared by the decode attention kernels (decode_attention_kernel.cu, the general
-// one and the merge; decode_attention_pipelined.cu, the 16-bit head_dim 64 one).
+// one and the merge; decode_attention_mma.cu, the tensor-core one).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -65,8 +65,8 @@ __device__ inline std::int64_t keys_to_read(const DecodeAttentionArgs& a) {
   return last + 1 < a.n_keys ? (last < 0 ? 0 : last + 1) : a.n_keys;
 }
 
-// The partial kernel of the pipelined path over `splits` blocks per (row, key/value head); the
-// caller launches the merge.
-cudaError_t launch_pipelined_partial(const DecodeAttentionArgs& a, int splits, cudaStream_t stream);
+// The tensor-core partial kernel (decode_attention_mma.cu) over `splits` chunks per (row, key/value
+// head); the caller launches the merge.
+cudaError_t launch_mma_partial(const DecodeAttentionArgs& a, int splits, cudaStream_t stream);
 
 }  // namespace kernelrl::model::cuda

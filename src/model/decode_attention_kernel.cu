@@ -200,10 +200,10 @@ void launch_partial(const DecodeAttentionArgs& a, int splits, cudaStream_t strea
 
 template <typename T, int D>
 cudaError_t launch_typed(const DecodeAttentionArgs& a, cudaStream_t stream) {
-  const int splits = static_cast<int>(decode_attention_splits(a.n_keys, a.head_dim, a.dtype));
+  const int splits = static_cast<int>(decode_attention_splits(a.n_keys));
   const int group = a.n_heads / a.n_kv_heads;
-  if (decode_attention_pipelined(a.head_dim, a.dtype)) {
-    if (auto e = launch_pipelined_partial(a, splits, stream); e != cudaSuccess) return e;
+  if (decode_attention_uses_mma(a.head_dim, group, a.dtype)) {
+    if (auto e = launch_mma_partial(a, splits, stream); e != cudaSuccess) return e;
   } else if (group == 1) {
     launch_partial<T, D, 1>(a, splits, stream);
   } else if (group == 2) {

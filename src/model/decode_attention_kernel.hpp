@@ -3,8 +3,8 @@
 // partial result for the query heads that share the key/value head, and a second kernel merges the
 // chunks. It reads each cached key and value once, skips the slots past the last written one (read
 // from the device, so a CUDA graph replays it at any position), and honours a per-row key mask.
-// For 16-bit dtypes with head_dim 64 a pipelined variant runs: each block walks several chunks,
-// copying the next chunk into shared memory (cp.async) while it computes on the current one.
+// For 16-bit dtypes with head_dim 64 and at most 8 query heads per key/value head, a tensor-core
+// variant computes both products with mma instructions (decode_attention_mma.cu).
 // Raw pointers only: this header is shared by the .cu file (nvcc) and the libtorch wrapper.
 #pragma once
 
@@ -38,17 +38,12 @@ struct DecodeAttentionArgs {
   DType dtype = DType::FLOAT32;
 };
 
-inline constexpr int kPipelineChunks = 4;  // chunks per block of the pipelined variant
-
-inline bool decode_attention_pipelined(std::int64_t head_dim, DType dtype) {
-  return head_dim == 64 && dtype != DType::FLOAT32;
+inline bool decode_attention_uses_mma(std::int64_t head_dim, std::int64_t group, DType dtype) {
+  return head_dim == 64 && group <= 8 && dtype != DType::FLOAT32;
 }
 
 // Blocks per (row, key/value head), the size of the scratch buffers' splits dimension.
-inline std::int64_t decode_attention_splits(std::int64_t n_keys, std::int64_t head_dim, DType dtype) {
-  const std::int64_t per_split = kDecodeChunk * (decode_attention_pipelined(head_dim, dtype) ? kPipelineChunks : 1);
-  return (n_keys + per_split - 1) / per_split;
-}
+inline std::int64_t decode_attention_splits(std::int64_t n_keys) { return (n_keys + kDecodeChunk - 1) / kDecodeChunk; }
 
 // Queues both kernels on `stream` (a cudaStream_t). Returns null, or the CUDA error's text.
 const char* launch_decode_attention(const DecodeAttentionArgs& args, void* stream);

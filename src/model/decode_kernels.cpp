@@ -73,10 +73,11 @@ bool decode_attention_applies(const torch::Tensor& q, const torch::Tensor& k, co
   if (h_kv == 0 || h % h_kv != 0 || h / h_kv > 8 || b > 65535) return false;
   // 16-byte vector loads of keys: aligned rows.
   const auto per_16_bytes = 16 / static_cast<std::int64_t>(k.element_size());
-  if (q.stride(3) != 1 || k.stride(3) != 1 || !aligned16(k) || !aligned16(v)) return false;
+  if (q.stride(3) != 1 || k.stride(3) != 1 || !aligned16(q) || !aligned16(k) || !aligned16(v)) return false;
   for (int i = 0; i < 3; ++i) {
     if (k.stride(i) % per_16_bytes != 0) return false;
   }
+  if (q.stride(0) % per_16_bytes != 0 || q.stride(2) % per_16_bytes != 0) return false;
   if (allowed.defined()) {
     if (allowed.scalar_type() != torch::kBool || allowed.device() != q.device() || allowed.dim() != 4) return false;
     if (allowed.size(0) != b || allowed.size(1) != 1 || allowed.size(2) != 1 || allowed.size(3) != l) return false;
@@ -178,7 +179,7 @@ torch::Tensor decode_attention(const torch::Tensor& q, const torch::Tensor& k, c
   const c10::cuda::CUDAGuard guard(q.device());
   const auto b = q.size(0), h = q.size(2), d = q.size(3), h_kv = k.size(1), l = k.size(2);
   auto out = torch::empty({b, 1, h * d}, q.options());
-  const auto splits = cuda::decode_attention_splits(l, d, kernel_dtype(q.scalar_type()));
+  const auto splits = cuda::decode_attention_splits(l);
   const auto f32 = q.options().dtype(torch::kFloat32);
   auto partial_out = torch::empty({b, h, splits, d}, f32);
   auto stats = torch::empty({2, b, h, splits}, f32);

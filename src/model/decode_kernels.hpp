@@ -29,7 +29,8 @@ bool decode_kernels_enabled();
 
 // Whether decode_attention() takes these tensors: q [B, 1, H, D] and k, v [B, H_kv, L, D] on one
 // CUDA device, the same float dtype, D 64 or 128, H a multiple of H_kv by at most 8, head_dim
-// contiguous, no autograd; allowed undefined or bool [B, 1, 1, L] with contiguous slots.
+// contiguous and 16-byte aligned rows, no autograd; allowed undefined or bool [B, 1, 1, L] with
+// contiguous slots.
 bool decode_attention_applies(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                               const torch::Tensor& allowed);
 

@@ -209,8 +209,8 @@ torch::Tensor reference_decode_attention(const torch::Tensor& q, const torch::Te
 
 // The kernel on the layouts decoding gives it (q a view of the fused q/k projection, keys a prefix
 // of a larger cache), with left padding (row 2's first 128-key chunk entirely masked), a last slot
-// before the end (the pipelined variant's second split then empty), grouped heads, head_dim 64
-// and 128, in each float dtype.
+// before the end, grouped heads, head_dim 64 (the tensor-core variant in 16-bit dtypes) and 128,
+// in each float dtype.
 TEST(ModelGpu, DecodeAttentionKernelMatchesFloat64Attention) {
   REQUIRE_CUDA();
   if (!decode_kernels_built()) GTEST_SKIP() << "this build has no model CUDA kernels: decode attention test skipped";
@@ -218,7 +218,7 @@ TEST(ModelGpu, DecodeAttentionKernelMatchesFloat64Attention) {
   struct Shape {
     std::int64_t h, h_kv, d;
   };
-  const std::int64_t b = 3, capacity = 768, l = 700;  // the pipelined variant: two splits
+  const std::int64_t b = 3, capacity = 768, l = 700;
   for (auto dtype : {torch::kFloat32, torch::kFloat16, torch::kBFloat16}) {
     const double tol = dtype == torch::kFloat32 ? 1e-4 : dtype == torch::kFloat16 ? 1e-2 : 3e-2;
     for (const Shape& s : {Shape{9, 3, 64}, Shape{4, 4, 128}, Shape{16, 2, 64}, Shape{8, 1, 128}}) {
