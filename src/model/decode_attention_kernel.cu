@@ -175,17 +175,38 @@ template <typename T, int D>
 __global__ void __launch_bounds__(D) decode_merge(DecodeAttentionArgs a, int splits) {
   const int head = blockIdx.x, row = blockIdx.y, d = threadIdx.x;
   const std::int64_t base = (static_cast<std::int64_t>(row) * a.n_heads + head) * splits;
+  // Eight splits at a time, every load of a group issued before any is used (a loop that tests
+  // each split's sum before loading the next would wait for memory once per split).
+  constexpr int kBatch = 8;
   float m = -INFINITY;
-  for (int s = 0; s < splits; ++s) {
-    if (a.partial_sum[base + s] > 0.0f) m = fmaxf(m, a.partial_max[base + s]);
+  for (int s0 = 0; s0 < splits; s0 += kBatch) {
+    float sum[kBatch], top[kBatch];
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k) {
+      sum[k] = s0 + k < splits ? a.partial_sum[base + s0 + k] : 0.0f;
+      top[k] = s0 + k < splits ? a.partial_max[base + s0 + k] : -INFINITY;
+    }
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k) {
+      if (sum[k] > 0.0f) m = fmaxf(m, top[k]);
+    }
   }
   float l = 0.0f, o = 0.0f;
-  if (m != -INFINITY) {
-    for (int s = 0; s < splits; ++s) {
-      if (!(a.partial_sum[base + s] > 0.0f)) continue;
-      const float w = exp2f(a.partial_max[base + s] - m);
-      l += w * a.partial_sum[base + s];
-      o += w * a.partial_out[(base + s) * D + d];
+  for (int s0 = 0; m != -INFINITY && s0 < splits; s0 += kBatch) {
+    float sum[kBatch], top[kBatch], part[kBatch];
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k) {
+      const bool inside = s0 + k < splits;
+      sum[k] = inside ? a.partial_sum[base + s0 + k] : 0.0f;
+      top[k] = inside ? a.partial_max[base + s0 + k] : -INFINITY;
+      part[k] = inside ? a.partial_out[(base + s0 + k) * D + d] : 0.0f;
+    }
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k) {
+      if (!(sum[k] > 0.0f)) continue;  // empty split (its partial_out was never written)
+      const float w = exp2f(top[k] - m);
+      l += w * sum[k];
+      o += w * part[k];
     }
   }
   // A row with no real key at all gets zeros (never the case while decoding: the new token is real).

@@ -33,10 +33,11 @@ bool float_dtype(torch::ScalarType t) {
   return t == torch::kFloat32 || t == torch::kFloat16 || t == torch::kBFloat16;
 }
 
-// A rope table usable by the kernel: [B or 1, 1, 1, D] in `dtype`, D contiguous.
-bool rope_table_fits(const torch::Tensor& table, std::int64_t b, std::int64_t d, const torch::Tensor& like) {
+// A rope table usable by the kernel: [B or 1, T, 1, D] in `like`'s dtype, D contiguous.
+bool rope_table_fits(const torch::Tensor& table, std::int64_t b, std::int64_t t, std::int64_t d,
+                     const torch::Tensor& like) {
   return table.defined() && table.scalar_type() == like.scalar_type() && table.device() == like.device() &&
-         table.dim() == 4 && (table.size(0) == b || table.size(0) == 1) && table.size(1) == 1 && table.size(2) == 1 &&
+         table.dim() == 4 && (table.size(0) == b || table.size(0) == 1) && table.size(1) == t && table.size(2) == 1 &&
          table.size(3) == d && table.stride(3) == 1;
 }
 
@@ -90,14 +91,16 @@ bool rope_store_applies(const torch::Tensor& qkv, const Rope& rope, const KvCach
                         std::int64_t n_kv_heads, std::int64_t head_dim) {
   if (!decode_kernels_built() || !decode_kernels_enabled()) return false;
   if (!qkv.is_cuda() || !float_dtype(qkv.scalar_type()) || qkv.requires_grad() || qkv.dim() != 3) return false;
-  const auto b = qkv.size(0);
-  if (qkv.size(1) != 1 || qkv.size(2) != (n_heads + 2 * n_kv_heads) * head_dim || qkv.stride(2) != 1) return false;
-  if (head_dim % 2 != 0 || !rope_table_fits(rope.cos, b, head_dim, qkv) ||
-      !rope_table_fits(rope.sin_signed, b, head_dim, qkv) || rope.cos.strides() != rope.sin_signed.strides() ||
+  const auto b = qkv.size(0), t = qkv.size(1);
+  if (qkv.size(2) != (n_heads + 2 * n_kv_heads) * head_dim || qkv.stride(2) != 1 || b * t > (1LL << 31) - 1) {
+    return false;
+  }
+  if (head_dim % 2 != 0 || !rope_table_fits(rope.cos, b, t, head_dim, qkv) ||
+      !rope_table_fits(rope.sin_signed, b, t, head_dim, qkv) || rope.cos.strides() != rope.sin_signed.strides() ||
       rope.cos.size(0) != rope.sin_signed.size(0)) {
     return false;
   }
-  if (cache.pending() != 1 || cache.batch() != b) return false;
+  if (cache.pending() != t || cache.batch() != b || (cache.in_slot_step() && t != 1)) return false;
   const auto [keys, values] = cache.buffers(0);
   return keys.scalar_type() == qkv.scalar_type() && keys.device() == qkv.device() && keys.size(1) == n_kv_heads &&
          keys.size(3) == head_dim && keys.stride(3) == 1 && values.strides() == keys.strides();
@@ -219,15 +222,17 @@ torch::Tensor rope_and_store(const torch::Tensor& qkv, const Rope& rope, KvCache
   TORCH_CHECK(rope_store_applies(qkv, rope, cache, n_heads, n_kv_heads, head_dim),
               "rope_and_store: unsupported tensors qkv ", qkv.sizes());
   const c10::cuda::CUDAGuard guard(qkv.device());
-  const auto b = qkv.size(0);
-  auto q = torch::empty({b, 1, n_heads, head_dim}, qkv.options());
+  const auto b = qkv.size(0), t = qkv.size(1);
+  auto q = torch::empty({b, t, n_heads, head_dim}, qkv.options());
   auto [keys, values] = cache.buffers(layer);
   cuda::RopeStoreArgs args;
   args.qkv = qkv.data_ptr();
   args.qkv_stride_b = qkv.stride(0);
+  args.qkv_stride_t = qkv.stride(1);
   args.cos = rope.cos.data_ptr();
   args.sin_signed = rope.sin_signed.data_ptr();
   args.rope_stride_b = rope.cos.size(0) == 1 ? 0 : rope.cos.stride(0);
+  args.rope_stride_t = rope.cos.stride(1);
   args.q_out = q.data_ptr();
   args.k_cache = keys.data_ptr();
   args.v_cache = values.data_ptr();
@@ -240,6 +245,7 @@ torch::Tensor rope_and_store(const torch::Tensor& qkv, const Rope& rope, KvCache
     args.slot = cache.write_slot();
   }
   args.batch = static_cast<int>(b);
+  args.tokens = static_cast<int>(t);
   args.n_heads = static_cast<int>(n_heads);
   args.n_kv_heads = static_cast<int>(n_kv_heads);
   args.head_dim = static_cast<int>(head_dim);

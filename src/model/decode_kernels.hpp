@@ -41,15 +41,16 @@ bool decode_attention_applies(const torch::Tensor& q, const torch::Tensor& k, co
 torch::Tensor decode_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                const torch::Tensor& allowed, const torch::Tensor& last_key);
 
-// Whether rope_and_store() takes this step: qkv [B, 1, (H + 2 H_kv) * D] (the fused projection of
-// one token per row) on a CUDA device in a float dtype, contiguous; rope tables of that dtype
-// [B or 1, 1, 1, D]; `cache` of that dtype and device with one token pending (begin/begin_at).
+// Whether rope_and_store() takes this step: qkv [B, T, (H + 2 H_kv) * D] (the fused projection of
+// T tokens per row) on a CUDA device in a float dtype, head dims contiguous; rope tables of that
+// dtype [B or 1, T, 1, D]; `cache` of that dtype and device with T tokens pending (begin, or
+// begin_at with T = 1).
 bool rope_store_applies(const torch::Tensor& qkv, const Rope& rope, const KvCache& cache, std::int64_t n_heads,
                         std::int64_t n_kv_heads, std::int64_t head_dim);
 
 // apply_rope on the query and key heads of `qkv` (bit for bit in 16-bit dtypes), the keys and the
-// values written to `cache` layer `layer` at the pending slot; returns the rotated queries
-// [B, 1, H, D]. Afterwards cache.stored(layer) gives what cache.store() would have. Throws
+// values written to `cache` layer `layer` at the pending slots; returns the rotated queries
+// [B, T, H, D]. Afterwards cache.stored(layer) gives what cache.store() would have. Throws
 // c10::Error on a CUDA launch error.
 torch::Tensor rope_and_store(const torch::Tensor& qkv, const Rope& rope, KvCache& cache, std::int64_t layer,
                              std::int64_t n_heads, std::int64_t n_kv_heads, std::int64_t head_dim);

@@ -150,7 +150,7 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const Rope& rope, c
     const auto n_qk = (n_heads_ + n_kv_heads_) * head_dim_;
     auto qkv = at::linear(x, qkv_weight_, qkv_bias_);
     if (cache != nullptr && rope_store_applies(qkv, rope, *cache, n_heads_, n_kv_heads_, head_dim_)) {
-      // Decoding one token on the GPU: rotation and cache write in one kernel.
+      // A cached forward on the GPU (prefill or decoding): rotation and cache write in one kernel.
       q = rope_and_store(qkv, rope, *cache, layer, n_heads_, n_kv_heads_, head_dim_);
       auto [k_all, v_all] = cache->stored(layer);
       return attend(q, k_all, v_all, mask);

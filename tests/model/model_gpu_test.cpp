@@ -247,8 +247,9 @@ TEST(ModelGpu, DecodeAttentionKernelMatchesFloat64Attention) {
 }
 
 // The rotary + cache-write kernel against apply_rope and KvCache::store on the same projection, in
-// an ordinary step (slot from the host) and a slot step (slot read on the device), rope rows per
-// batch row; 16-bit dtypes must agree to the last bit but for rare one-rounding differences.
+// an ordinary three-token step (slots from the host) and a slot step (slot read on the device),
+// rope rows per batch row; 16-bit dtypes must agree to the last bit but for rare one-rounding
+// differences.
 TEST(ModelGpu, RopeAndStoreMatchesApplyRopeAndStore) {
   REQUIRE_CUDA();
   if (!decode_kernels_built()) GTEST_SKIP() << "this build has no model CUDA kernels: rope/store test skipped";
@@ -259,22 +260,23 @@ TEST(ModelGpu, RopeAndStoreMatchesApplyRopeAndStore) {
     const auto options = torch::TensorOptions().device(cuda).dtype(dtype);
     KvCache ours(config, b, 20, options), reference(config, b, 20, options);
     for (int step = 0; step < 2; ++step) {
+      const std::int64_t t = step == 0 ? 3 : 1;
       if (step == 0) {
-        ours.begin(1, {});
-        reference.begin(1, {});
+        ours.begin(t, {});
+        reference.begin(t, {});
       } else {
         auto slot = torch::full({1}, 9, options.dtype(torch::kInt64));
         ours.begin_at(slot);
         reference.begin_at(slot);
       }
-      auto qkv = torch::randn({b, 1, (h + 2 * h_kv) * d}, options) * 3;
-      auto positions = torch::randint(0, 1000, {b, 1}, options.dtype(torch::kInt64));
+      auto qkv = torch::randn({b, t, (h + 2 * h_kv) * d}, options) * 3;
+      auto positions = torch::randint(0, 1000, {b, t}, options.dtype(torch::kInt64));
       const auto rope = make_rope(positions, d, config.rope_theta, dtype);
       const std::string what = std::string(c10::toString(dtype)) + (step == 0 ? " step" : " slot step");
       ASSERT_TRUE(rope_store_applies(qkv, rope, ours, h, h_kv, d)) << what;
       auto q = rope_and_store(qkv, rope, ours, 1, h, h_kv, d);
-      auto qk = apply_rope(qkv.narrow(2, 0, (h + h_kv) * d).view({b, 1, h + h_kv, d}), rope);
-      auto v = qkv.narrow(2, (h + h_kv) * d, h_kv * d).view({b, 1, h_kv, d});
+      auto qk = apply_rope(qkv.narrow(2, 0, (h + h_kv) * d).view({b, t, h + h_kv, d}), rope);
+      auto v = qkv.narrow(2, (h + h_kv) * d, h_kv * d).view({b, t, h_kv, d});
       auto [k_ref, v_ref] = reference.store(1, qk.narrow(2, h, h_kv), v);
       auto [k_ours, v_ours] = ours.stored(1);
       const double tol = dtype == torch::kFloat32 ? 1e-5 : 0.0;
