@@ -99,6 +99,17 @@ weights::ModelConfig tiny_config() {
   return c;
 }
 
+// "a,b,c" -> {"a", "b", "c"}.
+std::vector<std::string> comma_list(const std::string& text) {
+  std::vector<std::string> items;
+  for (std::string s = text; !s.empty();) {
+    const auto comma = s.find(',');
+    items.push_back(s.substr(0, comma));
+    s = comma == std::string::npos ? "" : s.substr(comma + 1);
+  }
+  return items;
+}
+
 bool parse(int argc, char** argv, Options& o) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -132,24 +143,17 @@ bool parse(int argc, char** argv, Options& o) {
       const char* v = next();
       ok = v != nullptr;
       o.sample_batches.clear();
-      for (std::string s = ok ? v : ""; ok && !s.empty();) {
-        const auto comma = s.find(',');
-        o.sample_batches.push_back(std::atoll(s.substr(0, comma).c_str()));
-        ok = o.sample_batches.back() > 0;
-        s = comma == std::string::npos ? "" : s.substr(comma + 1);
+      for (const auto& item : ok ? comma_list(v) : std::vector<std::string>{}) {
+        o.sample_batches.push_back(std::atoll(item.c_str()));
+        ok = ok && o.sample_batches.back() > 0;
       }
     } else if (a == "--reps") {
       ok = number(o.reps);
     } else if (a == "--modes") {
       const char* v = next();
       ok = v != nullptr;
-      o.modes.clear();
-      for (std::string s = ok ? v : ""; ok && !s.empty();) {
-        const auto comma = s.find(',');
-        o.modes.push_back(s.substr(0, comma));
-        ok = o.modes.back() == "default" || o.modes.back() == "sdpa" || o.modes.back() == "eager";
-        s = comma == std::string::npos ? "" : s.substr(comma + 1);
-      }
+      o.modes = ok ? comma_list(v) : std::vector<std::string>{};
+      for (const auto& m : o.modes) ok = ok && (m == "default" || m == "sdpa" || m == "eager");
     } else if (a == "--profile") {
       const char* v = next();
       ok = v != nullptr;

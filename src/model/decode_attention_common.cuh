@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "model/cuda_numbers.cuh"
 #include "model/decode_attention_kernel.hpp"
 
 namespace kernelrl::model::cuda {
@@ -16,13 +17,6 @@ namespace kernelrl::model::cuda {
 constexpr int kThreads = kDecodeChunk;  // one thread per key of the chunk while scoring
 constexpr int kWarps = kThreads / 32;
 
-__device__ inline float to_float(float x) { return x; }
-__device__ inline float to_float(__half x) { return __half2float(x); }
-__device__ inline float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
-
-__device__ inline void store(float* p, float x) { *p = x; }
-__device__ inline void store(__half* p, float x) { *p = __float2half_rn(x); }
-__device__ inline void store(__nv_bfloat16* p, float x) { *p = __float2bfloat16_rn(x); }
 
 // Eight consecutive elements from a 16-byte aligned (32 for float) address.
 __device__ inline void load8(const float* p, float out[8]) {
@@ -63,6 +57,38 @@ __device__ inline std::int64_t keys_to_read(const DecodeAttentionArgs& a) {
   if (a.last_key == nullptr) return a.n_keys;
   const std::int64_t last = *a.last_key;
   return last + 1 < a.n_keys ? (last < 0 ? 0 : last + 1) : a.n_keys;
+}
+
+// What a partial kernel's block (chunk, key/value head, row) works on.
+struct PartialBlock {
+  int chunk, kv_head, row;
+  int group;             // query heads per key/value head
+  int splits;            // chunks per (row, key/value head): the grid's x
+  std::int64_t n_keys;   // keys to read (keys_to_read)
+  std::int64_t first;    // the chunk's first key
+  std::int64_t stat;     // statistics index of the group's first query head; head g: stat + g * splits
+};
+
+__device__ inline PartialBlock partial_block(const DecodeAttentionArgs& a) {
+  PartialBlock b;
+  b.chunk = blockIdx.x, b.kv_head = blockIdx.y, b.row = blockIdx.z;
+  b.group = a.n_heads / a.n_kv_heads;
+  b.splits = gridDim.x;
+  b.n_keys = keys_to_read(a);
+  b.first = static_cast<std::int64_t>(b.chunk) * kDecodeChunk;
+  b.stat = (static_cast<std::int64_t>(b.row) * a.n_heads + b.kv_head * b.group) * b.splits + b.chunk;
+  return b;
+}
+
+// A block whose chunk starts past the last key has nothing to attend: it writes empty statistics
+// (the merge skips them) and says so.
+__device__ inline bool empty_chunk(const DecodeAttentionArgs& a, const PartialBlock& b) {
+  if (b.first < b.n_keys) return false;
+  if (threadIdx.x < b.group) {
+    a.partial_max[b.stat + threadIdx.x * b.splits] = -INFINITY;
+    a.partial_sum[b.stat + threadIdx.x * b.splits] = 0.0f;
+  }
+  return true;
 }
 
 // The tensor-core partial kernel (decode_attention_mma.cu) over `splits` chunks per (row, key/value

@@ -21,20 +21,10 @@ __global__ void __launch_bounds__(kThreads) decode_partial(DecodeAttentionArgs a
   constexpr int kSlots = D / 8;                // 16-byte slots of a row
   constexpr int kKeysPerPass = kThreads / kSlots;
   constexpr int kPasses = kDecodeChunk / kKeysPerPass;
-  const int chunk = blockIdx.x, kv_head = blockIdx.y, row = blockIdx.z;
-  const int group = a.n_heads / a.n_kv_heads;
-  const int splits = gridDim.x;
-  const std::int64_t n_keys = keys_to_read(a);
-  const std::int64_t first = static_cast<std::int64_t>(chunk) * kDecodeChunk;
-  // Statistics of query head g of this group: index stat + g * splits.
-  const std::int64_t stat = (static_cast<std::int64_t>(row) * a.n_heads + kv_head * group) * splits + chunk;
-  if (first >= n_keys) {  // past the last written slot: an empty chunk the merge skips
-    if (threadIdx.x < group) {
-      a.partial_max[stat + threadIdx.x * splits] = -INFINITY;
-      a.partial_sum[stat + threadIdx.x * splits] = 0.0f;
-    }
-    return;
-  }
+  const PartialBlock blk = partial_block(a);
+  if (empty_chunk(a, blk)) return;
+  const int kv_head = blk.kv_head, row = blk.row, group = blk.group, splits = blk.splits;
+  const std::int64_t n_keys = blk.n_keys, first = blk.first, stat = blk.stat;
   const int count = static_cast<int>(n_keys - first < kDecodeChunk ? n_keys - first : kDecodeChunk);
   const std::int64_t kv_offset = row * a.kv_stride_b + kv_head * a.kv_stride_h + first * a.kv_stride_t;
 
@@ -211,7 +201,7 @@ __global__ void __launch_bounds__(D) decode_merge(DecodeAttentionArgs a, int spl
   }
   // A row with no real key at all gets zeros (never the case while decoding: the new token is real).
   T* out = static_cast<T*>(a.out) + (static_cast<std::int64_t>(row) * a.n_heads + head) * D + d;
-  store(out, l > 0.0f ? o / l : 0.0f);
+  *out = from_float<T>(l > 0.0f ? o / l : 0.0f);
 }
 
 template <typename T, int D, int MAX_G>

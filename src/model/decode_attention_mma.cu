@@ -62,19 +62,10 @@ __device__ inline unsigned transpose8x8(unsigned x) {
 // dim 16c + 4s + j and 2c + 8 + j for dim 16c + 4s + 2 + j, the same for queries and keys.
 template <typename T>
 __global__ void __launch_bounds__(kThreads) decode_partial_mma(DecodeAttentionArgs a) {
-  const int chunk = blockIdx.x, kv_head = blockIdx.y, row = blockIdx.z;
-  const int group = a.n_heads / a.n_kv_heads;
-  const int splits = gridDim.x;
-  const std::int64_t n_keys = keys_to_read(a);
-  const std::int64_t first = static_cast<std::int64_t>(chunk) * kDecodeChunk;
-  const std::int64_t stat = (static_cast<std::int64_t>(row) * a.n_heads + kv_head * group) * splits + chunk;
-  if (first >= n_keys) {  // past the last written slot: an empty chunk the merge skips
-    if (threadIdx.x < group) {
-      a.partial_max[stat + threadIdx.x * splits] = -INFINITY;
-      a.partial_sum[stat + threadIdx.x * splits] = 0.0f;
-    }
-    return;
-  }
+  const PartialBlock blk = partial_block(a);
+  if (empty_chunk(a, blk)) return;
+  const int kv_head = blk.kv_head, row = blk.row, group = blk.group, splits = blk.splits;
+  const std::int64_t n_keys = blk.n_keys, first = blk.first, stat = blk.stat;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, r = lane / 4, c = lane % 4;
   const std::int64_t warp_first = first + warp * kKeysPerWarp;
   const std::int64_t kv_offset = row * a.kv_stride_b + kv_head * a.kv_stride_h;

@@ -6,27 +6,12 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include "model/cuda_numbers.cuh"
+
 namespace kernelrl::model::cuda {
 namespace {
 
 constexpr int kThreads = 256;
-
-template <typename T>
-__device__ inline float to_float(T x) {
-  return static_cast<float>(x);
-}
-template <typename T>
-__device__ inline T from_float(float x) {
-  return static_cast<T>(x);
-}
-template <>
-__device__ inline __half from_float<__half>(float x) {
-  return __float2half_rn(x);
-}
-template <>
-__device__ inline __nv_bfloat16 from_float<__nv_bfloat16>(float x) {
-  return __float2bfloat16_rn(x);
-}
 
 // x * cos, rounded to T, plus partner * sin_signed, rounded once (apply_rope's x * cos then addcmul).
 template <typename T>

@@ -10,14 +10,12 @@
 
 #include <cmath>
 
+#include "model/cuda_numbers.cuh"
+
 namespace kernelrl::model::cuda {
 namespace {
 
 constexpr int kWarps = kSampleThreads / 32;
-
-__device__ inline float to_float(float x) { return x; }
-__device__ inline float to_float(__half x) { return __half2float(x); }
-__device__ inline float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
 
 // Running log-sum-exp: m the maximum, s the sum of exp(x - m).
 struct Lse {

@@ -5,28 +5,14 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
+
+#include "model/cuda_numbers.cuh"
+
 namespace kernelrl::model::cuda {
 namespace {
 
 constexpr int kThreads = 256;
-
-__device__ inline float to_float(float x) { return x; }
-__device__ inline float to_float(__half x) { return __half2float(x); }
-__device__ inline float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
-template <typename T>
-__device__ inline T from_float(float x);
-template <>
-__device__ inline float from_float<float>(float x) {
-  return x;
-}
-template <>
-__device__ inline __half from_float<__half>(float x) {
-  return __float2half_rn(x);
-}
-template <>
-__device__ inline __nv_bfloat16 from_float<__nv_bfloat16>(float x) {
-  return __float2bfloat16_rn(x);
-}
 
 template <typename T>
 __global__ void __launch_bounds__(kThreads) swiglu(SwigluArgs a) {
