@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "compile/compiler.hpp"
+#include "compile/python_scan.hpp"
 #include "compile/source_scan.hpp"
 
 namespace kernelrl::compile {
@@ -95,6 +96,12 @@ CompileResult check_source(const std::string& source, Format format, const std::
       return failed(Status::FORMAT_ERROR, display_name,
                     "no `class ModelNew`: a kernelbench candidate defines class ModelNew(nn.Module) with the "
                     "reference's constructor and forward signatures");
+    }
+    if (auto broken = detail::kernelbench_rule_break(source)) {
+      CompileResult r = failed(Status::REJECTED, display_name, "");
+      r.message = display_name + ":" + std::to_string(broken->line) + ": " + broken->reason;
+      r.log_excerpt = r.message;
+      return r;
     }
     CompileResult ok;
     ok.status = Status::OK;

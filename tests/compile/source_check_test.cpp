@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "compile/compiler.hpp"
+#include "compile/python_scan.hpp"
 #include "compile/source_scan.hpp"
 
 namespace kernelrl::compile {
@@ -163,6 +164,45 @@ TEST(compile_check_source, KernelbenchNeedsClassModelNew) {
   auto ok = check_source("src = '#include <torch/extension.h>'\nclass ModelNew(nn.Module):\n    pass\n",
                          Format::KERNELBENCH, "c.py");
   EXPECT_EQ(ok.status, Status::OK) << ok.message;
+}
+
+// The kernelbench format rules: no try/except, no use of the reference class; code inside
+// strings (load_inline sources) and comments never counts.
+TEST(compile_check_source, KernelbenchRejectsFallbacksAndTheReferenceClass) {
+  const std::string head = "import torch\nimport torch.nn as nn\n";
+  auto rejected = [&](const std::string& body, int line, const std::string& what) {
+    auto r = check_source(head + body, Format::KERNELBENCH, "c.py");
+    EXPECT_EQ(r.status, Status::REJECTED) << body;
+    EXPECT_NE(r.message.find("c.py:" + std::to_string(line) + ":"), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find(what), std::string::npos) << r.message;
+  };
+  const std::string model_new = "class ModelNew(nn.Module):\n    def forward(self, x):\n";
+  rejected(model_new + "        try:\n            return ext.f(x)\n        except Exception:\n"
+                       "            return torch.softmax(x, 1)\n",
+           5, "try/except");
+  rejected("try :\n    import ext\nexcept ImportError:\n    ext = None\n" + model_new + "        return x\n", 3,
+           "try/except");
+  rejected("class Model(nn.Module):\n    pass\nclass ModelNew(Model):\n    pass\n", 5, "inherits");
+  rejected("class ModelNew(\n    torch.nn.Module,\n    task.Model,\n):\n    pass\n", 5, "inherits");
+  rejected(model_new + "        return Model()(x)\n", 5, "reference class Model is used");
+  rejected(model_new + "        return Model.forward(self, x)\n", 5, "reference class Model is used");
+
+  auto ok = [&](const std::string& body) {
+    auto r = check_source(head + body, Format::KERNELBENCH, "c.py");
+    EXPECT_EQ(r.status, Status::OK) << body << "\n" << r.message;
+  };
+  ok("cuda_src = \"\"\"\ntry: not python\nModel(1); class ModelNew(Model) {}\n\"\"\"\n" + model_new +
+     "        return x  # try: Model()\n");
+  ok("s = r'try:' + \"Model(\" + b'Model.x'\n" + model_new + "        return x\n");
+  ok("class Model(nn.Module):\n    pass\n" + model_new + "        entry = retry(x)\n        return torch.nn.Model\n");
+  ok(model_new + "        return self.telemetry(x) if isinstance(x, Model) else x\n");
+}
+
+TEST(compile_python_scan, BlanksStringsAndCommentsKeepingLines) {
+  EXPECT_EQ(detail::blank_python_literals("a = 'x#y' # c\nb = \"\"\"p\nq\"\"\" + f\"{z}\""),
+            "a = '   '    \nb = \"\"\" \n \"\"\" + f\"   \"");
+  EXPECT_EQ(detail::blank_python_literals("s = 'a\\'b' + \"c"), "s = '    ' + \" ");  // escape; unterminated
+  EXPECT_EQ(detail::blank_python_literals("rb'x' br\"y\" xr'z'"), "rb' ' br\" \" xr'z'");  // xr is no prefix
 }
 
 TEST(compile_strip_comments, KeepsLineNumbersAndLiterals) {

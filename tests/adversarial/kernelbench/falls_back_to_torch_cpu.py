@@ -1,4 +1,4 @@
-# expect: OK (known gap: see adversarial.json and README.md)
+# expect: REJECTED (the kernelbench format rules: no try/except)
 # Adversarial (kernelbench, CPU): "uses" a custom kernel that never loads (a library that does not
 # exist) and wraps every call in try/except with a PyTorch fallback, so the kernel never runs and
 # PyTorch does all the work.

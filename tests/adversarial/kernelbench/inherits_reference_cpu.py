@@ -1,4 +1,4 @@
-# expect: OK (known gap: see adversarial.json and README.md)
+# expect: REJECTED (the kernelbench format rules: ModelNew may not inherit or use the reference class)
 # Adversarial (kernelbench, CPU): ModelNew subclasses a verbatim copy of the task's Model and calls
 # super().forward, i.e. it runs the reference itself and claims it as a kernel.
 import torch

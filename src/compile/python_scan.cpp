@@ -1,0 +1,163 @@
+// The kernelbench format rules (python_scan.hpp): a small lexer for Python's literals and comments,
+// then word-level checks on what is left.
+#include "compile/python_scan.hpp"
+
+#include <cctype>
+
+namespace kernelrl::compile::detail {
+namespace {
+
+bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Whether the quote at `quote` starts a string literal: the letters before it (if any) form a
+// valid prefix (r, u, b, f, br, rb, fr, rf in any case) not glued to a longer identifier.
+bool string_prefix_ok(std::string_view s, std::size_t quote) {
+  std::size_t start = quote;
+  while (start > 0 && std::isalpha(static_cast<unsigned char>(s[start - 1]))) --start;
+  if (start > 0 && is_ident_char(s[start - 1])) return false;
+  std::string prefix;
+  for (std::size_t i = start; i < quote; ++i) prefix += static_cast<char>(std::tolower(static_cast<unsigned char>(s[i])));
+  return prefix.empty() || prefix == "r" || prefix == "u" || prefix == "b" || prefix == "f" || prefix == "br" ||
+         prefix == "rb" || prefix == "fr" || prefix == "rf";
+}
+
+int line_of(std::string_view s, std::size_t pos) {
+  int line = 1;
+  for (std::size_t i = 0; i < pos && i < s.size(); ++i) line += s[i] == '\n';
+  return line;
+}
+
+// Offset just after `word` used as a whole identifier at or after `from`, or npos.
+std::size_t find_word(std::string_view text, std::string_view word, std::size_t from) {
+  for (std::size_t p = text.find(word, from); p != std::string_view::npos; p = text.find(word, p + 1)) {
+    const std::size_t end = p + word.size();
+    if ((p == 0 || !is_ident_char(text[p - 1])) && (end == text.size() || !is_ident_char(text[end]))) return end;
+  }
+  return std::string_view::npos;
+}
+
+std::size_t skip_blanks(std::string_view s, std::size_t i) {
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r' || s[i] == '\\')) ++i;
+  return i;
+}
+
+// The last identifier before `pos` (skipping blanks), or "".
+std::string_view word_before(std::string_view s, std::size_t pos) {
+  std::size_t end = pos;
+  while (end > 0 && (s[end - 1] == ' ' || s[end - 1] == '\t')) --end;
+  std::size_t start = end;
+  while (start > 0 && is_ident_char(s[start - 1])) --start;
+  return s.substr(start, end - start);
+}
+
+// A `try` statement: the keyword first on its line (after indentation or a `;`), then `:`.
+std::optional<PythonRuleBreak> find_try(std::string_view code) {
+  for (std::size_t end = find_word(code, "try", 0); end != std::string_view::npos; end = find_word(code, "try", end)) {
+    std::size_t start = end - 3, i = start;
+    while (i > 0 && (code[i - 1] == ' ' || code[i - 1] == '\t')) --i;
+    const bool statement_start = i == 0 || code[i - 1] == '\n' || code[i - 1] == ';' || code[i - 1] == ':';
+    std::size_t after = end;
+    while (after < code.size() && (code[after] == ' ' || code[after] == '\t')) ++after;
+    if (statement_start && after < code.size() && code[after] == ':') {
+      return PythonRuleBreak{line_of(code, start),
+                             "try/except is not allowed: a fallback around the custom kernel lets PyTorch do the work "
+                             "unseen; let errors surface"};
+    }
+  }
+  return std::nullopt;
+}
+
+// `class ModelNew(...)` whose bases include the reference class `Model` (or `<module>.Model`).
+std::optional<PythonRuleBreak> find_inherited_reference(std::string_view code) {
+  for (std::size_t end = find_word(code, "ModelNew", 0); end != std::string_view::npos;
+       end = find_word(code, "ModelNew", end)) {
+    if (word_before(code, end - 8) != "class") continue;
+    std::size_t i = skip_blanks(code, end);
+    if (i >= code.size() || code[i] != '(') continue;
+    int depth = 0;
+    std::size_t base_start = i + 1;
+    for (std::size_t j = i; j < code.size(); ++j) {
+      const char c = code[j];
+      if (c == '(' || c == '[' || c == '{') ++depth;
+      if (c == ')' || c == ']' || c == '}') --depth;
+      if ((c == ',' && depth == 1) || depth == 0) {
+        std::string_view base = code.substr(base_start, j - base_start);
+        while (!base.empty() && std::isspace(static_cast<unsigned char>(base.front()))) {
+          base.remove_prefix(1);
+          ++base_start;
+        }
+        while (!base.empty() && std::isspace(static_cast<unsigned char>(base.back()))) base.remove_suffix(1);
+        const bool is_model = base == "Model" || (base.size() > 6 && base.substr(base.size() - 6) == ".Model");
+        if (is_model) {
+          return PythonRuleBreak{line_of(code, base_start),
+                                 "ModelNew inherits the reference class Model: implement forward with your own "
+                                 "kernels instead of running the reference"};
+        }
+        base_start = j + 1;
+        if (depth == 0) break;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// The reference class used: `Model(` (an instance) or `Model.` (its methods), outside its own
+// `class Model` definition.
+std::optional<PythonRuleBreak> find_reference_use(std::string_view code) {
+  for (std::size_t end = find_word(code, "Model", 0); end != std::string_view::npos; end = find_word(code, "Model", end)) {
+    const std::size_t start = end - 5;
+    if (start > 0 && code[start - 1] == '.') continue;  // some_module.Model: not the task's class
+    if (word_before(code, start) == "class") continue;  // its definition (a copy in the candidate)
+    std::size_t i = end;
+    while (i < code.size() && (code[i] == ' ' || code[i] == '\t')) ++i;
+    if (i < code.size() && (code[i] == '(' || code[i] == '.')) {
+      return PythonRuleBreak{line_of(code, start),
+                             "the reference class Model is used (an instance or its methods): ModelNew must compute "
+                             "the output with its own kernels"};
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string blank_python_literals(std::string_view s) {
+  std::string out(s);
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const char c = s[i];
+    if (c == '#') {  // comment to the end of the line
+      while (i < s.size() && s[i] != '\n') out[i++] = ' ';
+      continue;
+    }
+    if ((c == '\'' || c == '"') && string_prefix_ok(s, i)) {
+      const bool triple = i + 2 < s.size() && s[i + 1] == c && s[i + 2] == c;
+      const std::size_t open = triple ? 3 : 1;
+      std::size_t j = i + open;
+      for (; j < s.size(); ++j) {
+        if (s[j] == '\\') {  // escapes the next character (in raw strings too, for the lexer)
+          if (j + 1 < s.size() && s[j + 1] != '\n') out[j + 1] = ' ';
+          out[j] = ' ';
+          ++j;
+          continue;
+        }
+        if (!triple && s[j] == '\n') break;  // unterminated: ends with the line
+        if (s[j] == c && (!triple || (j + 2 < s.size() && s[j + 1] == c && s[j + 2] == c))) break;
+        if (s[j] != '\n') out[j] = ' ';
+      }
+      i = j >= s.size() ? s.size() : j + (s[j] == '\n' ? 0 : open);
+      continue;
+    }
+    ++i;
+  }
+  return out;
+}
+
+std::optional<PythonRuleBreak> kernelbench_rule_break(std::string_view source) {
+  const std::string code = blank_python_literals(source);
+  if (auto b = find_try(code)) return b;
+  if (auto b = find_inherited_reference(code)) return b;
+  return find_reference_use(code);
+}
+
+}  // namespace kernelrl::compile::detail

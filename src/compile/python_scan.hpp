@@ -1,0 +1,27 @@
+// Static format rules for kernelbench candidates (Python), the ones published kernel-RL work uses
+// against reward hacking: no try/except (a fallback path around the custom kernel) and no use of
+// the task's reference class (inheriting it, instantiating it, calling its methods). They read
+// the code outside string literals and comments, so CUDA sources inside load_inline strings never
+// trip them. Private to the compile subsystem.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace kernelrl::compile::detail {
+
+// `source` with every comment and the contents of every string literal (all quote and prefix
+// forms, triple-quoted too) replaced by spaces; quotes and newlines are kept, so offsets and line
+// numbers match the original.
+std::string blank_python_literals(std::string_view source);
+
+struct PythonRuleBreak {
+  int line = 0;        // 1-based line of the offending code
+  std::string reason;  // what a model can read and fix
+};
+
+// The first rule a kernelbench candidate breaks, or nullopt.
+std::optional<PythonRuleBreak> kernelbench_rule_break(std::string_view source);
+
+}  // namespace kernelrl::compile::detail
