@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <exception>
 
+#include <pybind11/eval.h>
+
 #include "common/fs.hpp"
 #include "compile/compiler.hpp"
 #include "task/python_runtime.hpp"
@@ -15,6 +17,31 @@ namespace py = pybind11;
 namespace kernelrl::eval {
 
 namespace {
+
+// Replaces torch.utils.cpp_extension.load_inline and load, for the evaluating child, by loaders of
+// what the prebuild (compile/build_kernelbench.cpp) already built under TORCH_EXTENSIONS_DIR:
+// the child imports the candidate under its syscall filter, where starting ninja or a compiler is
+// not allowed. An extension the prebuild did not build (load_inline inside __init__ or forward) is
+// an error that says so.
+constexpr const char* kPrebuiltLoaders = R"PY(
+import os
+import torch.utils.cpp_extension as _ce
+
+def _kernelrl_prebuilt(name, *args, build_directory=None, is_python_module=True, is_standalone=False, **kwargs):
+    if is_standalone:
+        raise RuntimeError(f"load_inline/load('{name}'): standalone executables are not supported")
+    directory = build_directory or os.path.join(os.environ["TORCH_EXTENSIONS_DIR"], name)
+    path = os.path.join(directory, name + _ce.LIB_EXT)
+    if not os.path.exists(path):
+        raise RuntimeError(
+            f"load_inline/load('{name}'): no extension was built for it before the evaluation; call load_inline "
+            "at module level (the candidate file is run once to build its extensions, and the evaluation may not "
+            "start compilers)")
+    return _ce._import_module_from_library(name, directory, is_python_module)
+
+_ce.load_inline = _kernelrl_prebuilt
+_ce.load = _kernelrl_prebuilt
+)PY";
 
 using forward_fn = int (*)(const DLTensor*, int, const DLTensor*, int, DLTensor*, int, void*);
 
@@ -102,6 +129,16 @@ LoadOutcome load_shared_object(const std::string& artifact, const std::vector<py
   }
   out.candidate = std::make_unique<SharedObjectCandidate>(handle, fn, params);
   return out;
+}
+
+common::Fallible prepare_kernelbench_loading(const std::string& entry_dir) {
+  try {
+    py::module_::import("os").attr("environ")["TORCH_EXTENSIONS_DIR"] = entry_dir + "/extensions";
+    py::exec(kPrebuiltLoaders, py::dict());
+  } catch (py::error_already_set& e) {
+    return common::Error{std::string("cannot prepare the kernelbench loaders: ") + e.what()};
+  }
+  return common::Ok{};
 }
 
 LoadOutcome load_kernelbench(const std::string& entry_dir, const std::string& display_name,

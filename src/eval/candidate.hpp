@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/expected.hpp"
 #include "common/status.hpp"
 #include "eval/torch_tensors.hpp"
 
@@ -47,8 +48,14 @@ struct LoadOutcome {
 // model's state_dict tensors (already on the device).
 LoadOutcome load_shared_object(const std::string& artifact, const std::vector<pybind11::object>& params);
 
-// Imports a kernelbench candidate (its extensions pre-built under `entry_dir`/extensions) and
-// builds ModelNew(*init_inputs) on `device` after seeding with `init_seed`.
+// Before the syscall filter: points torch at `entry_dir`/extensions and makes torch's load_inline
+// and load only load extensions the prebuild built there (importing torch.utils.cpp_extension
+// may itself start processes, e.g. to find nvcc).
+common::Fallible prepare_kernelbench_loading(const std::string& entry_dir);
+
+// Imports a kernelbench candidate (after prepare_kernelbench_loading) and builds
+// ModelNew(*init_inputs) on `device` after seeding with `init_seed`. Starts no process, so it runs
+// under the syscall filter.
 LoadOutcome load_kernelbench(const std::string& entry_dir, const std::string& display_name,
                              const pybind11::object& init_inputs, const pybind11::object& device,
                              std::uint64_t init_seed);

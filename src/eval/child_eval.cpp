@@ -523,14 +523,20 @@ void evaluate(Context& c) {
   c.rep.phase("load");
   auto t_load = clock_type::now();
   c.result.isolation["file_size_limit_bytes"] = 64ll << 20;
-  // A kernelbench module builds its extension at import (load_inline may start ninja), so its
-  // filter comes after loading; native and host code is filtered from its first instruction.
-  const bool kernelbench = c.req.format == common::Format::KERNELBENCH;
-  if (!kernelbench) restrict_system_calls(c);
-  LoadOutcome loaded = kernelbench
+  // Candidate code is filtered from its first instruction: a native or host library's
+  // constructors, a kernelbench module's top-level code (its extensions were built by the
+  // prebuild; here load_inline only loads them).
+  if (c.req.format == common::Format::KERNELBENCH) {
+    if (auto prepared = prepare_kernelbench_loading(c.req.artifact); !prepared) {
+      c.result.status = common::Status::RUNTIME_ERROR;
+      c.result.error.message = prepared.error().message;
+      return;
+    }
+  }
+  restrict_system_calls(c);
+  LoadOutcome loaded = c.req.format == common::Format::KERNELBENCH
                            ? load_kernelbench(c.req.artifact, c.req.candidate, c.init_inputs, c.device, c.result.seeds.front())
                            : load_shared_object(c.req.artifact, c.params);
-  if (kernelbench) restrict_system_calls(c);
   c.result.phases_ms["load"] = ms_since(t_load);
   if (!loaded.candidate) {
     c.result.status = loaded.status;

@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -203,6 +204,27 @@ TEST_F(EngineHostTest, BadCandidateFilesAreFormatErrors) {
     EXPECT_EQ(r->status, common::Status::FORMAT_ERROR) << path << ": " << r->error.message;
     EXPECT_NE(r->error.message.find(path.filename().string()), std::string::npos) << r->error.message;
   }
+}
+
+// The evaluating child imports a kernelbench candidate under its syscall filter, so load_inline
+// there only loads what the prebuild (which runs the file, not ModelNew) built: an extension built
+// in __init__ is a RUNTIME_ERROR that says to call load_inline at module level, and no compiler
+// starts (the test would take a minute if one did).
+TEST_F(EngineHostTest, KernelbenchLoadInlineOutsideModuleLevelIsExplained) {
+  auto dir = testing::test_cache_dir() / "kernelbench-init";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "builds_in_init.py";
+  std::ofstream(path) << "import torch\nimport torch.nn as nn\nfrom torch.utils.cpp_extension import load_inline\n\n"
+                         "class ModelNew(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                         "        self.ext = load_inline(name='kernelrl_test_built_in_init', cpp_sources='int f();',\n"
+                         "                               functions=['f'])\n\n    def forward(self, x):\n"
+                         "        return torch.softmax(x, dim=1)\n";
+  const auto start = std::chrono::steady_clock::now();
+  auto r = engine_->evaluate({source_path(small_task_), path, std::nullopt, std::nullopt});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->status, common::Status::RUNTIME_ERROR) << r->error.message;
+  EXPECT_NE(r->error.message.find("call load_inline at module level"), std::string::npos) << r->error.message;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
 }
 
 TEST_F(EngineHostTest, NativeCandidateOnACpuEngineCannotBeEvaluated) {

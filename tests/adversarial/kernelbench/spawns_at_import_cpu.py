@@ -1,7 +1,6 @@
-# expect: OK (known gap: see adversarial.json and README.md)
-# Adversarial (kernelbench, CPU): module-level code runs a shell command (in the compile pool, and
-# again when the evaluating child imports the module, before its syscall filter is installed),
-# then ModelNew is a correct softmax.
+# expect: REJECTED (the evaluating child imports the module under its syscall filter)
+# Adversarial (kernelbench, CPU): module-level code runs a shell command, then ModelNew is a correct
+# softmax. The prebuild (which must start compilers) still runs it once outside the sandbox.
 import subprocess
 
 import torch
