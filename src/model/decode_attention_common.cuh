@@ -91,6 +91,20 @@ __device__ inline bool empty_chunk(const DecodeAttentionArgs& a, const PartialBl
   return true;
 }
 
+// After a __syncthreads: the block's partial output of query head g (g < group), the sum over the
+// warps of per_warp[w][g][d], written to partial_out.
+template <int D, int ROWS>
+__device__ inline void write_partial_out(const DecodeAttentionArgs& a, const PartialBlock& b,
+                                         const float (*per_warp)[ROWS][D]) {
+  for (int i = threadIdx.x; i < b.group * D; i += kThreads) {
+    const int g = i / D, d = i % D;
+    float sum = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) sum += per_warp[w][g][d];
+    a.partial_out[(b.stat + g * b.splits) * D + d] = sum;
+  }
+}
+
 // The tensor-core partial kernel (decode_attention_mma.cu) over `splits` chunks per (row, key/value
 // head); the caller launches the merge.
 cudaError_t launch_mma_partial(const DecodeAttentionArgs& a, int splits, cudaStream_t stream);

@@ -151,13 +151,7 @@ __global__ void __launch_bounds__(kThreads) decode_partial(DecodeAttentionArgs a
     }
   }
   __syncthreads();
-  for (int i = threadIdx.x; i < group * D; i += kThreads) {
-    const int g = i / D, d = i % D;
-    float sum = 0.0f;
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) sum += acc_s[w][g][d];
-    a.partial_out[(stat + g * splits) * D + d] = sum;
-  }
+  write_partial_out<D, MAX_G>(a, blk, acc_s);
 }
 
 // Block (query head, row), thread d: the chunks merged with their maxima, normalised.

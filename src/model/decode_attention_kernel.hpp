@@ -39,7 +39,7 @@ struct DecodeAttentionArgs {
 };
 
 inline bool decode_attention_uses_mma(std::int64_t head_dim, std::int64_t group, DType dtype) {
-  return head_dim == 64 && group <= 8 && dtype != DType::FLOAT32;
+  return head_dim == 64 && group <= kDecodeMaxGroup && dtype != DType::FLOAT32;
 }
 
 // Blocks per (row, key/value head), the size of the scratch buffers' splits dimension.

@@ -124,8 +124,8 @@ __global__ void __launch_bounds__(kThreads) decode_partial_mma(DecodeAttentionAr
   }
 
   // The block's maximum and sum per head: over the four lanes of a row, then over the warps.
-  __shared__ float max_s[kWarps][8], sum_s[kWarps][8];
-  __shared__ float out_s[kWarps][8][kD];
+  __shared__ float max_s[kWarps][kDecodeMaxGroup], sum_s[kWarps][kDecodeMaxGroup];
+  __shared__ float out_s[kWarps][kDecodeMaxGroup][kD];
   float m = -INFINITY;
 #pragma unroll
   for (int t = 0; t < kTiles; ++t) m = fmaxf(m, fmaxf(score[t][0], score[t][1]));
@@ -170,13 +170,7 @@ __global__ void __launch_bounds__(kThreads) decode_partial_mma(DecodeAttentionAr
     }
   }
   __syncthreads();
-  for (int i = threadIdx.x; i < group * kD; i += kThreads) {
-    const int g = i / kD, d = i % kD;
-    float sum = 0.0f;
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) sum += out_s[w][g][d];
-    a.partial_out[(stat + g * splits) * kD + d] = sum;
-  }
+  write_partial_out<kD, kDecodeMaxGroup>(a, blk, out_s);
   if (threadIdx.x < group) {
     float total = 0.0f, top = -INFINITY;
 #pragma unroll
@@ -192,7 +186,7 @@ __global__ void __launch_bounds__(kThreads) decode_partial_mma(DecodeAttentionAr
 }  // namespace
 
 cudaError_t launch_mma_partial(const DecodeAttentionArgs& a, int splits, cudaStream_t stream) {
-  if (a.head_dim != kD || a.dtype == DType::FLOAT32 || a.n_heads / a.n_kv_heads > 8) return cudaErrorInvalidValue;
+  if (!decode_attention_uses_mma(a.head_dim, a.n_heads / a.n_kv_heads, a.dtype)) return cudaErrorInvalidValue;
   const dim3 grid(splits, a.n_kv_heads, a.batch);
   if (a.dtype == DType::FLOAT16) {
     decode_partial_mma<__half><<<grid, kThreads, 0, stream>>>(a);

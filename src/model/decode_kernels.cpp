@@ -14,12 +14,12 @@
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 
-#include "model/decode_attention_kernel.hpp"
 #include "model/rope_store_kernel.hpp"
 #include "model/sample_kernel.hpp"
 #include "model/swiglu_kernel.hpp"
 #endif
 
+#include "model/decode_attention_kernel.hpp"  // raw-pointer limits, usable without CUDA
 #include "model/kv_cache.hpp"
 
 namespace kernelrl::model {
@@ -69,9 +69,9 @@ bool decode_attention_applies(const torch::Tensor& q, const torch::Tensor& k, co
     return false;
   }
   const auto b = q.size(0), h = q.size(2), d = q.size(3), h_kv = k.size(1), l = k.size(2);
-  if (d != 64 && d != 128) return false;
+  if (!cuda::decode_head_dim_supported(d)) return false;
   if (k.size(0) != b || k.size(3) != d || v.sizes() != k.sizes() || v.strides() != k.strides() || l == 0) return false;
-  if (h_kv == 0 || h % h_kv != 0 || h / h_kv > 8 || b > 65535) return false;
+  if (h_kv == 0 || h % h_kv != 0 || h / h_kv > cuda::kDecodeMaxGroup || b > 65535) return false;
   // 16-byte vector loads of keys: aligned rows.
   const auto per_16_bytes = 16 / static_cast<std::int64_t>(k.element_size());
   if (q.stride(3) != 1 || k.stride(3) != 1 || !aligned16(q) || !aligned16(k) || !aligned16(v)) return false;
