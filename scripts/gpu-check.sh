@@ -5,8 +5,8 @@
 #                                   `kernelrl tasks check tasks` (JSON lines), the native fixtures,
 #                                   cold compile through the engine
 #   scripts/gpu-check.sh fidelity   only the reference-vs-torch.cuda.Event timing comparison
-#   scripts/gpu-check.sh bench      only what the benchmarks need: native benchmarks, timing
-#                                   fidelity, nvcc pipeline variants, then native vs kernelbench
+#   scripts/gpu-check.sh bench      only what the benchmarks need: native benchmarks (cold compile
+#                                   per pipeline first), timing fidelity, then native vs kernelbench
 #                                   (KB_N=16 load_inline builds; KB_N=50 for the full comparison,
 #                                   ~4 min more) with their throughput ratio
 # Headers the GPU machine lacks (xxhash.h) travel in .gpu-deps/ (scripts/gpu-deps.sh makes it).
@@ -75,7 +75,7 @@ if [ "$mode" = main ]; then
   # Cold compile through the engine's own command.
   $python bench/make_candidates.py /tmp/bench-cands 20 0 >/dev/null
   build-gpu/bench/kernelrl_bench /tmp/bench-cands --compile-only >"$logs/bench-compile.log" 2>&1
-  note "bench --compile-only: rc $?"; grep -E "^row" "$logs/bench-compile.log" | tee -a "$summary"
+  note "bench --compile-only: rc $?"; grep -E "^row|^engine pipeline" "$logs/bench-compile.log" | tee -a "$summary"
 
   timeout "${TASKS_CHECK_S:-330}" $bin tasks check tasks --json >"$out/tasks-check.jsonl" 2>"$logs/tasks-check.log"
   note "tasks check (all tasks, >= 100 us): rc $?, $(grep -c '"ok":true' "$out/tasks-check.jsonl") ok of $(wc -l <"$out/tasks-check.jsonl")"
@@ -86,11 +86,8 @@ else
   $python bench/make_candidates.py /tmp/bench-cands 50 "${KB_N:-16}" >/dev/null
   build-gpu/bench/kernelrl_bench /tmp/bench-cands --skip-kernelbench \
     --fidelity-task examples/softmax/task.py --fidelity-candidate examples/softmax/native.cu >"$logs/bench.log" 2>&1
-  note "bench (native): rc $?"; grep -E "^row|fidelity" "$logs/bench.log" | tee -a "$summary"
+  note "bench (native): rc $?"; grep -E "^row|fidelity|^engine pipeline" "$logs/bench.log" | tee -a "$summary"
   reference_fidelity
-  bash bench/nvcc_variants.sh /tmp/bench-cands "$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | tr -d .)" \
-    >"$logs/nvcc-variants.log" 2>&1
-  note "nvcc variants (cold compile, ms, ratio to the engine's command): rc $?"; tee -a "$summary" <"$logs/nvcc-variants.log"
   native_per_min=$(grep -E "^row: native batch" "$logs/bench.log" | awk -F'|' '{gsub(/ /, "", $2); print $2}')
   build-gpu/bench/kernelrl_bench /tmp/bench-cands --only-kernelbench --native-per-min "$native_per_min" \
     >"$logs/bench-kernelbench.log" 2>&1

@@ -8,8 +8,11 @@
 #include <chrono>
 
 #include "common/fs.hpp"
+#include "common/hash.hpp"
 #include "compile/build.hpp"
 #include "compile/cache.hpp"
+#include "compile/host_pch.hpp"
+#include "compile/nvcc_steps.hpp"
 #include "compile/import_check.hpp"
 #include "kernelrl/build_config.hpp"
 
@@ -30,6 +33,12 @@ constexpr std::uint64_t kMaxOutputFileBytes = 256ull << 20;  // RLIMIT_FSIZE of 
 // whole-program build does not need. The shim folder drops C++17's special math functions from
 // <cmath> (see shims/bits/specfun.h). libcuda is linked as-needed so driver-API calls
 // (cuTensorMapEncodeTiled) resolve under -z defs without adding a dependency to kernels that make none.
+// nvcc's host compiler is tools/host-cc (gcc, with the headers of its last step precompiled and
+// cached under the cache folder's host-pch/), unless options.host_pch is off.
+bool uses_host_pch(const Toolchain& tc, const CompileOptions& options) {
+  return options.host_pch && !tc.host_cc_wrapper.empty();
+}
+
 std::vector<std::string> native_compile_command(const Toolchain& tc, const CompileOptions& options, const fs::path& src,
                                                 const fs::path& object) {
   const std::string& arch = options.cuda_arch;
@@ -47,6 +56,9 @@ std::vector<std::string> native_compile_command(const Toolchain& tc, const Compi
                                 "-o",
                                 object.string(),
                                 src.string()};
+  if (uses_host_pch(tc, options)) {  // host compile against cached headers (compile/host_pch.hpp)
+    argv.insert(argv.begin() + 1, {"-ccbin", tc.host_cc_wrapper});
+  }
   argv.insert(argv.end(), options.extra_flags.begin(), options.extra_flags.end());
   return argv;
 }
@@ -113,8 +125,23 @@ CompileResult build_library(const build_request& req) {
   // TMPDIR: nvcc's intermediate files go into the scratch folder and vanish with it, even when the
   // compiler is killed. LC_ALL=C: plain ASCII quotes in gcc's messages.
   std::vector<std::string> env{"TMPDIR=" + scratch->string(), "LC_ALL=C"};
+  if (native && uses_host_pch(tc, req.options)) {
+    env.push_back(std::string(host_pch::kRealCompilerEnv) + "=" + tc.cuda_host_cc);
+    env.push_back(std::string(host_pch::kPchDirEnv) + "=" + (req.cache_dir / "host-pch").string());
+  }
   const fs::path object = *scratch / "candidate.o";
   std::vector<std::string> argv = native ? native_compile_command(tc, req.options, src, object) : host_command(tc, req.options, src, out);
+  std::string pipeline_note;
+  if (native && req.options.parallel_nvcc) {  // nvcc's own steps, its two front ends side by side
+    const std::string module_id = "_" + common::hash_hex(req.source).substr(0, 8) + "_" +
+                                  std::to_string(src.filename().string().size()) + "_candidate_cu_" +
+                                  common::hash_hex(scratch->string()).substr(0, 8);
+    if (auto script = nvcc_steps::script_for(argv, env, *scratch, module_id)) {
+      argv = {"/bin/sh", "-c", *script};
+    } else {
+      pipeline_note = "nvcc ran as is: " + script.error().message;
+    }
+  }
   auto run = common::run_process(with_env(env, argv), *scratch, {}, limits);
   if (native && run && run->ok()) {  // the link gets what is left of the time limit
     const auto spent = std::chrono::milliseconds(static_cast<long>(ms_since(start)));
@@ -131,6 +158,7 @@ CompileResult build_library(const build_request& req) {
 
   build_outcome outcome = interpret_run(run, native ? "nvcc" : "the C++ compiler", req.options, req.display_name);
   CompileResult& result = outcome.result;
+  result.pipeline_note = pipeline_note;
   std::error_code ec;
   if (result.status == Status::OK && !fs::is_regular_file(out, ec)) {
     result.status = Status::COMPILE_ERROR;

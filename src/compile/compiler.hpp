@@ -22,6 +22,8 @@ struct CompileOptions {
   std::uint64_t memory_limit_bytes = 16ull << 30;  // address space of each compiler process
   std::vector<std::string> extra_flags;          // appended to the compiler command (part of the key)
   bool use_cache = true;                         // false: always compile (the result is still stored)
+  bool host_pch = true;       // native: nvcc's host compile against cached precompiled headers (compile/host_pch.hpp)
+  bool parallel_nvcc = true;  // native: nvcc's host and device front ends side by side (compile/nvcc_steps.hpp)
 };
 
 struct CompileResult {
@@ -32,6 +34,7 @@ struct CompileResult {
   std::string key;                 // cache key (hash of source, format, flags, toolchain, arch)
   bool cache_hit = false;
   double t_compile_ms = 0;         // wall time of this request, cache lookup included
+  std::string pipeline_note;       // native, built now: why nvcc ran as is when parallel_nvcc asked otherwise
 };
 
 // Toolchain identity, detected once: part of every cache key.
@@ -41,6 +44,8 @@ struct Toolchain {
   std::string cxx;           // path of the host C++ compiler
   std::string cxx_version;   // first line of `c++ --version`
   std::string cuda_host_cxx; // the g++ nvcc itself uses (first on PATH), which links native candidates
+  std::string cuda_host_cc;  // the gcc nvcc itself uses (first on PATH), which host_cc_wrapper runs
+  std::string host_cc_wrapper;  // tools/host-cc when built and cuda_host_cc is known, else empty
   std::string fast_linker;   // "-fuse-ld=gold" when gold is installed (native links), else empty
   std::string python;        // interpreter that builds kernelbench candidates
   std::filesystem::path abi_include_dir;  // holds kernelrl/abi.h

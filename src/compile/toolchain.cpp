@@ -104,6 +104,8 @@ common::Expected<Toolchain> detect_toolchain() {
   // nvcc compiles host code with the gcc first on PATH; its objects link with the matching g++.
   tc.cuda_host_cxx = resolve_program("g++");
   if (tc.cuda_host_cxx.empty()) tc.cuda_host_cxx = tc.cxx;
+  tc.cuda_host_cc = resolve_program("gcc");
+  if (!tc.cuda_host_cc.empty() && is_executable_file(build::host_cc_wrapper)) tc.host_cc_wrapper = build::host_cc_wrapper;
   if (!resolve_program("ld.gold").empty()) tc.fast_linker = "-fuse-ld=gold";  // links native candidates faster
 
   tc.python = build::python_executable;
