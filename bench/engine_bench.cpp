@@ -207,6 +207,28 @@ double bench_native_batch(const fs::path& dir, const fs::path& scratch, const ev
   return per_min;
 }
 
+// 2a''. The same native batch, fresh cache, with nvcc run as is (the compile pipeline before
+// compile/nvcc_steps and compile/host_pch) and with twice the evaluation workers.
+void bench_native_variants(const fs::path& dir, const fs::path& scratch, const eval::EngineConfig& base,
+                           double default_per_min, Report& report) {
+  eval::EngineConfig as_is = base;
+  as_is.fast_native_compile = false;
+  eval::EngineConfig more_workers = base;
+  more_workers.n_workers = 8;
+  const std::pair<const char*, eval::EngineConfig*> variants[] = {{"nvcc as is", &as_is}, {"8 workers", &more_workers}};
+  for (std::size_t i = 0; i < 2; ++i) {
+    BatchRun run = run_batch(dir / "native.json", scratch / ("cache-native-variant-" + std::to_string(i)), *variants[i].second);
+    if (run.n == 0 || default_per_min <= 0) continue;
+    const double per_min = run.n / run.wall_s * 60;
+    std::string phases;
+    for (const char* p : {"compile", "correctness", "timing", "child_total"}) {
+      if (run.phase_ms.count(p)) phases += std::string(" ") + p + "=" + fmt(median(run.phase_ms.at(p)));
+    }
+    report.add({std::string("  native batch, ") + variants[i].first + ": candidates/min (median ms:" + phases + ")", fmt(per_min),
+                fmt(default_per_min), fmt(per_min / default_per_min, 3) + "x", "-"});
+  }
+}
+
 // 2a'. The same native batch with the defenses off (EvalOptions::defenses, fresh cache like the
 // defended run): what the sandbox, the input and output checks, the per-call input redraw, the
 // recheck after timing and the roofline re-measure cost in throughput.
@@ -329,6 +351,7 @@ int main(int argc, char** argv) {
     }
     native_per_min = bench_native_batch(dir, *scratch, base, report);
     bench_defense_cost(dir, *scratch, base, native_per_min, report);
+    bench_native_variants(dir, *scratch, base, native_per_min, report);
     bench_single_latency(*native, *scratch, base, report);
   }
   if (!skip_kb) bench_kernelbench_batch(dir, *scratch, base, native_per_min, report);

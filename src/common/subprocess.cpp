@@ -36,6 +36,7 @@ using clock_type = std::chrono::steady_clock;
     rlimit r{limits.file_size_bytes, limits.file_size_bytes};
     ::setrlimit(RLIMIT_FSIZE, &r);
   }
+  if (limits.nice > 0) (void)::nice(limits.nice);
   ::execvpe(argv[0], argv, envp);
   _exit(127);
 }

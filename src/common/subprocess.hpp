@@ -17,6 +17,7 @@ struct RunLimits {
   std::uint64_t address_space_bytes = 0;        // RLIMIT_AS per process; 0 = unlimited
   std::uint64_t file_size_bytes = 0;            // RLIMIT_FSIZE: largest file it may write; 0 = unlimited
   std::size_t max_output_bytes = 1 << 20;       // stdout+stderr kept; the rest is dropped
+  int nice = 0;                                 // added to the niceness: > 0 yields the CPU to others
 };
 
 struct RunResult {

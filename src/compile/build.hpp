@@ -13,6 +13,10 @@
 
 namespace kernelrl::compile::detail {
 
+// Compilers run this much nicer than the engine: in a batch, the children evaluating candidates
+// (timing among them) get the CPU first, the compiles take what is left.
+inline constexpr int kCompilerNice = 10;
+
 // Everything one build needs; references stay valid for the call.
 struct build_request {
   const Toolchain& toolchain;

@@ -142,6 +142,7 @@ CompileResult build_kernelbench(const build_request& req) {
   limits.wall_time = req.options.time_limit;
   // No RLIMIT_AS: torch and the CUDA libraries reserve far more address space than they use.
   limits.file_size_bytes = 1ull << 30;
+  limits.nice = kCompilerNice;
   auto run = common::run_process(with_env(env, {tc.python, "-c", kPrebuildScript, src.string()}), req.entry, {}, limits);
   if (run) run->output = clean_paths(run->output, src, req.entry, req.display_name);
 

@@ -122,6 +122,7 @@ CompileResult build_library(const build_request& req) {
   limits.wall_time = req.options.time_limit;
   limits.address_space_bytes = req.options.memory_limit_bytes;
   limits.file_size_bytes = kMaxOutputFileBytes;
+  limits.nice = kCompilerNice;
   // TMPDIR: nvcc's intermediate files go into the scratch folder and vanish with it, even when the
   // compiler is killed. LC_ALL=C: plain ASCII quotes in gcc's messages.
   std::vector<std::string> env{"TMPDIR=" + scratch->string(), "LC_ALL=C"};

@@ -32,6 +32,8 @@ struct EngineConfig {
   unsigned n_compile_threads = 0;        // 0 = one per core
   std::string cuda_arch;                 // "90"; empty = the device's, or 90 without a GPU
   bool use_cache = true;
+  bool fast_native_compile = true;       // nvcc's front ends side by side + host precompiled headers
+                                         // (compile::CompileOptions host_pch, parallel_nvcc); false: nvcc as is
   double compile_timeout_s = 60;         // native and host
   double kernelbench_compile_timeout_s = 900;  // load_inline builds with torch headers take minutes
   bool reuse_ref_timing = true;          // time each task's reference once per engine, not per candidate
