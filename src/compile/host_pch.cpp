@@ -95,22 +95,6 @@ bool entry_holds(const fs::path& entry, std::string_view prefix) {
   return stored && *stored == prefix;  // the full text, not just the hash, decides
 }
 
-// Least recently used entries beyond kMaxEntries go (their locks with them).
-void evict(const fs::path& dir) {
-  std::vector<std::pair<fs::file_time_type, fs::path>> entries;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    const std::string name = e.path().filename().string();
-    if (e.is_directory(ec) && name.rfind("build-", 0) != 0) entries.emplace_back(e.last_write_time(ec), e.path());
-  }
-  if (entries.size() <= kMaxEntries) return;
-  std::sort(entries.begin(), entries.end());
-  for (std::size_t i = 0; i + kMaxEntries < entries.size(); ++i) {
-    (void)common::remove_tree(entries[i].second);
-    ::unlink((entries[i].second.string() + ".lock").c_str());
-  }
-}
-
 // Builds the entry for `prefix` unless another process is building it (then false: this compile
 // goes without). False also when the header part does not compile on its own.
 bool build_entry(const std::string& real, std::vector<std::string> flags, const fs::path& dir, const fs::path& entry,
@@ -142,7 +126,7 @@ bool build_entry(const std::string& real, std::vector<std::string> flags, const 
       }
       if (!ok || ::rename(tmp->c_str(), entry.c_str()) != 0) (void)common::remove_tree(*tmp);
       ready = entry_holds(entry, prefix);
-      evict(dir);
+      evict_least_recent(dir, kMaxEntries);
     }
   }
   ::flock(lock, LOCK_UN);
@@ -151,6 +135,21 @@ bool build_entry(const std::string& real, std::vector<std::string> flags, const 
 }
 
 }  // namespace
+
+void evict_least_recent(const fs::path& dir, std::size_t max_entries) {
+  std::vector<std::pair<fs::file_time_type, fs::path>> entries;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (e.is_directory(ec) && name.rfind("build-", 0) != 0) entries.emplace_back(e.last_write_time(ec), e.path());
+  }
+  if (entries.size() <= max_entries) return;
+  std::sort(entries.begin(), entries.end());
+  for (std::size_t i = 0; i + max_entries < entries.size(); ++i) {
+    (void)common::remove_tree(entries[i].second);
+    ::unlink((entries[i].second.string() + ".lock").c_str());
+  }
+}
 
 std::optional<std::size_t> header_prefix_length(std::string_view text) {
   if (text.substr(0, 5) != "# 1 \"") return std::nullopt;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,6 +41,10 @@ struct HostCompile {
   std::size_t output_index = 0;
 };
 std::optional<HostCompile> find_host_compile(const std::vector<std::string>& args);
+
+// Removes the least recently used entries (folders, with their lock files) of the header cache
+// `dir` beyond `max_entries`; folders being built ("build-*") are left alone.
+void evict_least_recent(const std::filesystem::path& dir, std::size_t max_entries);
 
 // The wrapper's whole behaviour for arguments `args` (argv without argv[0]); returns the exit code
 // (or does not return, having exec'd the real compiler). Messages go to stderr, prefixed

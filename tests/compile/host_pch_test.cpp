@@ -55,6 +55,28 @@ TEST(host_pch_command, RecognisesOnlyNvccsHostCompile) {
   EXPECT_FALSE(find_host_compile({"-c", "-include", "a.cudafe1.cpp", "x.cpp", "-o", "x.o"})) << "an option's value";
 }
 
+TEST(host_pch_cache, EvictsTheLeastRecentlyUsedBeyondTheCap) {
+  auto dir = common::make_temp_dir(fs::temp_directory_path(), "kernelrl-host-pch-evict-");
+  ASSERT_TRUE(dir.ok());
+  const auto now = fs::file_time_type::clock::now();
+  for (int i = 0; i < 5; ++i) {  // entry 0 used longest ago
+    const fs::path e = *dir / ("entry" + std::to_string(i));
+    fs::create_directories(e);
+    std::ofstream(e.string() + ".lock") << "";
+    fs::last_write_time(e, now - std::chrono::minutes(10 - i));
+  }
+  fs::create_directories(*dir / "build-abc");  // in progress: never counted or removed
+  fs::last_write_time(*dir / "build-abc", now - std::chrono::hours(1));
+  evict_least_recent(*dir, 3);
+  EXPECT_FALSE(fs::exists(*dir / "entry0"));
+  EXPECT_FALSE(fs::exists(*dir / "entry0.lock"));
+  EXPECT_FALSE(fs::exists(*dir / "entry1"));
+  for (const char* kept : {"entry2", "entry3", "entry4", "build-abc"}) EXPECT_TRUE(fs::exists(*dir / kept)) << kept;
+  evict_least_recent(*dir, 3);
+  EXPECT_TRUE(fs::exists(*dir / "entry2")) << "at the cap nothing more goes";
+  (void)common::remove_tree(*dir);
+}
+
 class host_pch_wrapper : public ::testing::Test {
  protected:
   void SetUp() override {
