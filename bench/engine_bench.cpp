@@ -4,7 +4,7 @@
 //      (load_inline) path, as a ratio; per-candidate overhead beyond the kernels' own GPU time, in
 //      the batch and for one candidate on an idle engine
 //   3. timing fidelity: one kernel evaluated 5 times (reference re-timed each time)
-// usage: kernelrl_bench CANDIDATE_DIR [--skip-kernelbench | --only-kernelbench | --compile-only]
+// usage: kernelrl_bench CANDIDATE_DIR [--skip-kernelbench | --only-kernelbench | --compile-only | --native-batch-only]
 //                       [--fidelity-task T --fidelity-candidate C] [--native-per-min X]
 // (--native-per-min: with --only-kernelbench, the native throughput measured earlier in the same
 // run, for the ratio row; the kernelbench path can take long enough to run as its own step)
@@ -314,12 +314,12 @@ void bench_fidelity(const std::string& task, const std::string& candidate, const
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: kernelrl_bench CANDIDATE_DIR [--skip-kernelbench | --only-kernelbench | --compile-only]"
+    std::cerr << "usage: kernelrl_bench CANDIDATE_DIR [--skip-kernelbench | --only-kernelbench | --compile-only | --native-batch-only]"
                  " [--fidelity-task T --fidelity-candidate C] [--native-per-min X]\n";
     return 64;
   }
   fs::path dir = argv[1];
-  bool skip_kb = false, only_kb = false, compile_only = false;
+  bool skip_kb = false, only_kb = false, compile_only = false, batch_only = false;
   std::string fid_task, fid_cand;
   double native_per_min = 0;
   for (int i = 2; i < argc; ++i) {
@@ -327,6 +327,7 @@ int main(int argc, char** argv) {
     if (a == "--skip-kernelbench") skip_kb = true;
     if (a == "--only-kernelbench") only_kb = true;
     if (a == "--compile-only") compile_only = true;  // no GPU needed
+    if (a == "--native-batch-only") batch_only = true;  // the native batch and the defenses' cost only
     if (a == "--fidelity-task" && i + 1 < argc) fid_task = argv[++i];
     if (a == "--native-per-min" && i + 1 < argc) native_per_min = std::atof(argv[++i]);  // measured earlier in the same run
     if (a == "--fidelity-candidate" && i + 1 < argc) fid_cand = argv[++i];
@@ -343,6 +344,12 @@ int main(int argc, char** argv) {
   }
   Report report;
   const eval::EngineConfig base = engine_config(*scratch);
+  if (batch_only) {
+    native_per_min = bench_native_batch(dir, *scratch, base, report);
+    bench_defense_cost(dir, *scratch, base, native_per_min, report);
+    std::cout << "\n" << report.render();
+    return 0;
+  }
   if (!only_kb) {
     bench_compile(*native, *scratch, report);
     if (compile_only) {

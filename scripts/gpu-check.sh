@@ -5,6 +5,7 @@
 #                                   `kernelrl tasks check tasks` (JSON lines), the native fixtures,
 #                                   cold compile through the engine
 #   scripts/gpu-check.sh fidelity   only the reference-vs-torch.cuda.Event timing comparison
+#   scripts/gpu-check.sh batch      only the native batch of 50, with and without the defenses
 #   scripts/gpu-check.sh bench      only what the benchmarks need: native benchmarks (cold compile
 #                                   per pipeline first), timing fidelity, then native vs kernelbench
 #                                   (KB_N=16 load_inline builds; KB_N=50 for the full comparison,
@@ -83,6 +84,10 @@ if [ "$mode" = main ]; then
   grep '"ok":false' "$out/tasks-check.jsonl" | head -20 | tee -a "$summary" || true
 elif [ "$mode" = fidelity ]; then
   reference_fidelity
+elif [ "$mode" = batch ]; then
+  $python bench/make_candidates.py /tmp/bench-cands 50 0 >/dev/null
+  build-gpu/bench/kernelrl_bench /tmp/bench-cands --native-batch-only >"$logs/bench-batch.log" 2>&1
+  note "bench --native-batch-only: rc $?"; grep -E "^row" "$logs/bench-batch.log" | tee -a "$summary"
 else
   # PART=native or PART=kernelbench splits the run over two calls on the same (warm) machine.
   part="${PART:-both}"
