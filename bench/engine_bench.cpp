@@ -213,7 +213,8 @@ double bench_native_batch(const fs::path& dir, const fs::path& scratch, const ev
   report.add({"  per-candidate latency beyond GPU time, median compile + child (ms)", fmt(median(run.latency_beyond_gpu_ms)),
               "-", "-", "<= 1000"});
   std::string phases;
-  for (const char* p : {"compile", "device_wait", "setup", "load", "correctness", "timing", "recheck", "child_total", "total"}) {
+  for (const char* p : {"compile", "device_wait", "lock_wait", "setup", "load", "correctness", "timing", "recheck", "child_total",
+                        "total"}) {
     if (run.phase_ms.count(p)) phases += std::string(phases.empty() ? "" : " ") + p + "=" + fmt(median(run.phase_ms.at(p)));
   }
   report.add({"  median phases (ms)", phases, "-", "-", "-"});

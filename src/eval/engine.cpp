@@ -250,6 +250,7 @@ common::Expected<EvalResult> Engine::run_in_worker(const EvalJob& job, const Pre
     ref_timings_[ref_key] = record["ref_timing"].get<TimingSummary>();
   }
   r.phases_ms["child_total"] = outcome.value("wall_ms", 0.0);
+  r.phases_ms["lock_wait"] = outcome.value("lock_wait_ms", 0.0);  // inside child_total, outside every phase
   return r;
 }
 

@@ -107,14 +107,19 @@ class Server {
     }
     // The next child creates its CUDA context while this one runs.
     if (child.op != "device_info") spawn_warm(child.device);
+    double lock_wait_ms = 0;  // the child held at a phase boundary while other workers' children use the device
     sandbox::ChildOutcome outcome = sandbox::watch_child(
-        current->handle, phase_limits(child.options), child.options.timeout_setup_s, [this](const std::string& phase) {
-          if (device_lock_) device_lock_->acquire(sandbox::mode_for_phase(phase, device_lock_->mode()));
+        current->handle, phase_limits(child.options), child.options.timeout_setup_s, [this, &lock_wait_ms](const std::string& phase) {
+          if (!device_lock_) return;
+          const auto t0 = std::chrono::steady_clock::now();
+          device_lock_->acquire(sandbox::mode_for_phase(phase, device_lock_->mode()));
+          lock_wait_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         });
     if (device_lock_) device_lock_->acquire(sandbox::DeviceLock::Mode::NONE);
     (void)common::remove_tree(current->scratch);
     if (outcome.has_record) reply["record"] = outcome.record;
     reply["outcome"] = outcome_json(outcome);
+    reply["outcome"]["lock_wait_ms"] = lock_wait_ms;
     return reply;
   }
 

@@ -58,6 +58,10 @@ TEST_F(EngineHostTest, CorrectHostCandidateIsTimedAgainstTheReference) {
   EXPECT_EQ(r.seeds.size(), 6u);  // init seed + 5 trials
   EXPECT_FALSE(r.commit.empty());
   EXPECT_TRUE(r.versions.contains("torch"));
+  // The worker's wait for the device lock is its own entry, inside the child's total.
+  ASSERT_TRUE(r.phases_ms.count("lock_wait"));
+  EXPECT_GE(r.phases_ms["lock_wait"], 0.0);
+  EXPECT_LE(r.phases_ms["lock_wait"], r.phases_ms["child_total"]);
 }
 
 // Indexes of the entries of a batch file marked "known_gap": true: hacks the engine does not catch
