@@ -137,6 +137,7 @@ std::string parallel_script(const Steps& s, const std::string& module_id, const 
   const std::string temp_glob = (id_file.parent_path() / (id_name.substr(0, id_name.find('-') + 1) + "*")).string();
   std::string t;
   for (const auto& e : s.exports) t += e + '\n';
+  t += "trap 'rm -f " + log + " " + temp_glob + "' EXIT\n";  // also when a step fails: errors are cached
   t += "printf '%s' " + single_quoted(module_id) + " > " + single_quoted(s.module_id_file) + " || exit 1\n";
   t += "( " + s.device_preprocess + " && " + s.cicc + " && " + s.ptxas + " && " + s.fatbinary + " ) > " + log + " 2>&1 &\n";
   t += "device=$!\n";
@@ -144,9 +145,6 @@ std::string parallel_script(const Steps& s, const std::string& module_id, const 
   t += "if ! wait $device; then cat " + log + "; exit 1; fi\n";
   t += "cat " + log + "\n";
   t += s.host_compile + "\n";
-  t += "status=$?\n";
-  t += "rm -f " + log + " " + temp_glob + "\n";
-  t += "exit $status\n";
   return t;
 }
 

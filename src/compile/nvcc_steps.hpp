@@ -37,7 +37,7 @@ common::Expected<Steps> parse_dryrun(std::string_view dryrun_output);
 // A /bin/sh script: exports, the module id written, the device chain in the background with its
 // output held back, the host chain; if the host chain fails its output alone is shown (the device
 // chain would repeat the same errors) and the script exits 1; then the device chain's output, and
-// the host compile. Temporary files named in the steps are removed at the end, as nvcc does.
+// the host compile. Its temporary files are removed when it exits, however it ends.
 std::string parallel_script(const Steps& steps, const std::string& module_id, const std::filesystem::path& work_dir);
 
 // Runs `nvcc --dryrun` for `nvcc_argv` (argv[0] = nvcc) with `env` in `scratch` once per distinct

@@ -118,6 +118,9 @@ TEST_F(native_pipeline, ReportsErrorsOnceAndAsNvccDoes) {
     EXPECT_EQ(count(plain.log_excerpt), 1u) << plain.log_excerpt;
     EXPECT_EQ(count(fast.log_excerpt), 1u) << "shown once, as nvcc shows it:\n" << fast.log_excerpt;
   }
+  for (const auto& f : fs::recursive_directory_iterator(cache_dir_)) {  // failed builds are cached: no temporaries in them
+    EXPECT_EQ(f.path().filename().string().rfind("tmpxft", 0), std::string::npos) << f.path();
+  }
 }
 
 }  // namespace

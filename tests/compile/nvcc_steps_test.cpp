@@ -73,7 +73,8 @@ TEST(nvcc_steps, ScriptWritesTheIdFirstAndHoldsTheDeviceChainsOutput) {
   EXPECT_NE(at(") > /s/nvcc-device-chain.log 2>&1 &"), std::string::npos) << script;
   EXPECT_LT(at("kill $device"), at("wait $device")) << "a failed host chain ends the script before the device log is shown";
   EXPECT_LT(at("wait $device"), at("gcc -std=c++17 -c")) << "the host compile needs cicc's stub and the fatbin";
-  EXPECT_NE(at("rm -f /s/nvcc-device-chain.log /s/tmpxft_1-*"), std::string::npos) << script;
+  EXPECT_NE(at("trap 'rm -f /s/nvcc-device-chain.log /s/tmpxft_1-*' EXIT"), std::string::npos) << script;
+  EXPECT_LT(at("trap"), at("printf '%s'")) << "temporaries go however the script ends";
 }
 
 }  // namespace
