@@ -9,6 +9,7 @@
 #include <regex>
 
 #include "common/subprocess.hpp"
+#include "compile/diagnostics.hpp"
 
 namespace kernelrl::compile::nvcc_steps {
 
@@ -42,13 +43,6 @@ std::optional<std::string> quoted_value_after(std::string_view command, std::str
   const std::size_t end = command.find('"', begin);
   if (end == std::string_view::npos) return std::nullopt;
   return std::string(command.substr(begin, end - begin));
-}
-
-void replace_all(std::string& s, std::string_view from, std::string_view to) {
-  if (from.empty()) return;
-  for (std::size_t pos = s.find(from); pos != std::string::npos; pos = s.find(from, pos + to.size())) {
-    s.replace(pos, from.size(), to);
-  }
 }
 
 std::string single_quoted(const std::string& s) {
@@ -115,7 +109,7 @@ common::Expected<Steps> parse_dryrun(std::string_view output) {
     return common::make_error("cudafe++ and cicc do not share one generated module id file");
   }
   s.module_id_file = *cudafe_id;
-  replace_all(s.cudafe, " --gen_module_id_file", "");  // cudafe++ reads the id we write, as cicc does
+  s.cudafe = detail::replace_all(s.cudafe, " --gen_module_id_file", "");  // cudafe++ reads the id we write, as cicc does
 
   std::string all_commands;
   for (const auto& c : commands) all_commands += c + '\n';
@@ -164,7 +158,7 @@ common::Expected<std::string> script_for(const std::vector<std::string>& nvcc_ar
   for (const auto& a : plain) key += a + '\0';
   key += '\n';
   for (const auto& e : env) key += e + '\0';
-  replace_all(key, dir, kScratchToken);
+  key = detail::replace_all(key, dir, kScratchToken);
 
   static std::mutex mutex;
   static std::map<std::string, common::Expected<Steps>> remembered;  // per command line, scratch abstracted
@@ -183,7 +177,7 @@ common::Expected<std::string> script_for(const std::vector<std::string>& nvcc_ar
       return common::make_error("nvcc --dryrun failed: " + (run ? run->output.substr(0, 500) : run.error().message));
     }
     std::string text = run->output;
-    replace_all(text, dir, kScratchToken);
+    text = detail::replace_all(text, dir, kScratchToken);
     steps = parse_dryrun(text);
     if (steps->ok() && fs::path((*steps)->module_id_file).parent_path().string() != kScratchToken) {
       steps = common::Expected<Steps>(common::make_error("nvcc's temporary files are not in the scratch folder (TMPDIR)"));
@@ -193,7 +187,7 @@ common::Expected<std::string> script_for(const std::vector<std::string>& nvcc_ar
   }
   if (!steps->ok()) return common::make_error(steps->error().message);
   std::string script = parallel_script(**steps, module_id, kScratchToken);
-  replace_all(script, kScratchToken, dir);
+  script = detail::replace_all(script, kScratchToken, dir);
   return script;
 }
 
