@@ -22,7 +22,7 @@ using clock_type = std::chrono::steady_clock;
 // Everything between fork and exec must be async-signal-safe: argv/envp are built beforehand.
 [[noreturn]] void exec_child(int out_fd, const std::filesystem::path& cwd, char* const* argv,
                              char* const* envp, const RunLimits& limits) {
-  ::setpgid(0, 0);
+  if (limits.own_process_group) ::setpgid(0, 0);
   ::dup2(out_fd, STDOUT_FILENO);
   ::dup2(out_fd, STDERR_FILENO);
   int devnull = ::open("/dev/null", O_RDONLY);
@@ -72,7 +72,9 @@ Expected<RunResult> run_process(const std::vector<std::string>& args, const std:
     return make_error(std::string("fork: ") + std::strerror(errno));
   }
   if (pid == 0) exec_child(fds[1], cwd, argv.data(), envp.data(), limits);
-  ::setpgid(pid, pid);  // also done in the child; whichever runs first wins the race harmlessly
+  // Also done in the child; whichever runs first wins the race harmlessly.
+  if (limits.own_process_group) ::setpgid(pid, pid);
+  const pid_t kill_target = limits.own_process_group ? -pid : pid;
   ::close(fds[1]);
 
   RunResult result;
@@ -97,12 +99,12 @@ Expected<RunResult> run_process(const std::vector<std::string>& args, const std:
       open = false;
     }
   }
-  if (result.timed_out) ::kill(-pid, SIGKILL);
+  if (result.timed_out) ::kill(kill_target, SIGKILL);
   ::close(fds[0]);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (!result.timed_out) ::kill(-pid, SIGKILL);  // stray grandchildren of the group
+  if (!result.timed_out && limits.own_process_group) ::kill(-pid, SIGKILL);  // stray grandchildren of the group
   result.wall_ms = std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status) && !result.timed_out) result.term_signal = WTERMSIG(status);

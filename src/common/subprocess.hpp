@@ -18,6 +18,8 @@ struct RunLimits {
   std::uint64_t file_size_bytes = 0;            // RLIMIT_FSIZE: largest file it may write; 0 = unlimited
   std::size_t max_output_bytes = 1 << 20;       // stdout+stderr kept; the rest is dropped
   int nice = 0;                                 // added to the niceness: > 0 yields the CPU to others
+  bool own_process_group = true;  // false: stays in the caller's group, so whoever kills that group (a
+                                  // time limit around the caller) kills it too; the time limit kills it alone
 };
 
 struct RunResult {

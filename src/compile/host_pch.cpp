@@ -6,11 +6,11 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -18,6 +18,7 @@
 
 #include "common/fs.hpp"
 #include "common/hash.hpp"
+#include "common/subprocess.hpp"
 
 namespace kernelrl::compile::host_pch {
 
@@ -28,10 +29,6 @@ namespace fs = std::filesystem;
 constexpr const char* kPrefixName = "prefix.h";
 constexpr const char* kPchName = "prefix.h.gch";
 constexpr const char* kFailedName = "failed";  // the header part did not compile on its own: never retried
-
-bool ends_with(std::string_view s, std::string_view tail) {
-  return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
-}
 
 // Options of gcc whose value is the next argument (only those nvcc's host commands use matter).
 bool takes_separate_value(std::string_view a) {
@@ -63,29 +60,15 @@ bool is_marker_to(std::string_view line, std::string_view name) {
   std::_Exit(127);
 }
 
-struct Spawned {
-  int exit_code = -1;
-  std::string output;
-};
-
-// Runs the real compiler with stdout and stderr into `log` (read back, then removed). The child
-// stays in our process group, so the engine's time limit kills it with us.
-Spawned spawn_captured(const std::string& real, const std::vector<std::string>& args, const fs::path& log) {
-  Spawned s;
-  const pid_t pid = ::fork();
-  if (pid < 0) return s;
-  if (pid == 0) {
-    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0 || ::dup2(fd, 1) < 0 || ::dup2(fd, 2) < 0) std::_Exit(127);
-    exec_real(real, args);
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  s.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  if (auto text = common::read_file(log, 1 << 20)) s.output = std::move(*text);
-  ::unlink(log.c_str());
-  return s;
+// The real compiler with its output captured, in our process group (the engine's time limit
+// kills it with us; it has none of its own here).
+common::Expected<common::RunResult> run_real(const std::string& real, const std::vector<std::string>& args) {
+  std::vector<std::string> argv{real};
+  argv.insert(argv.end(), args.begin(), args.end());
+  common::RunLimits limits;
+  limits.own_process_group = false;
+  limits.wall_time = std::chrono::hours(24);
+  return common::run_process(argv, {}, {}, limits);
 }
 
 bool entry_holds(const fs::path& entry, std::string_view prefix) {
@@ -118,10 +101,10 @@ bool build_entry(const std::string& real, std::vector<std::string> flags, const 
         flags.push_back((*tmp / kPrefixName).string());
         flags.push_back("-o");
         flags.push_back((*tmp / kPchName).string());
-        const Spawned built = spawn_captured(real, flags, *tmp / "build.log");
-        if (built.exit_code != 0) {
+        const auto built = run_real(real, flags);
+        if (!built || !built->ok()) {
           ::unlink((*tmp / kPchName).c_str());
-          (void)common::write_file_atomic(*tmp / kFailedName, built.output);
+          (void)common::write_file_atomic(*tmp / kFailedName, built ? built->output : built.error().message);
         }
       }
       if (!ok || ::rename(tmp->c_str(), entry.c_str()) != 0) (void)common::remove_tree(*tmp);
@@ -179,7 +162,7 @@ std::optional<HostCompile> find_host_compile(const std::vector<std::string>& arg
       output = ++i;
     } else if (takes_separate_value(a)) {
       ++i;
-    } else if (!a.empty() && a[0] != '-' && ends_with(a, ".cudafe1.cpp")) {
+    } else if (!a.empty() && a[0] != '-' && a.ends_with(".cudafe1.cpp")) {
       if (input) return std::nullopt;  // one translation unit only
       input = i;
     }
@@ -234,10 +217,10 @@ int run_wrapper(const std::vector<std::string>& args) {
   if (!common::write_file_atomic(rest, rest_text)) exec_real(real, args);
   std::vector<std::string> with_pch = args;
   with_pch[plan->input_index] = rest.string();
-  const Spawned compiled = spawn_captured(real, with_pch, input.string() + ".after_pch.log");
+  const auto compiled = run_real(real, with_pch);
   ::unlink(rest.c_str());
-  if (compiled.exit_code != 0) exec_real(real, args);  // gcc's own diagnostics, on the original text
-  std::fputs(compiled.output.c_str(), stderr);
+  if (!compiled || !compiled->ok()) exec_real(real, args);  // gcc's own diagnostics, on the original text
+  std::fputs(compiled->output.c_str(), stderr);
   ::utimensat(AT_FDCWD, entry.c_str(), nullptr, 0);  // recently used: kept by evict()
   return 0;
 }

@@ -2,6 +2,7 @@
 // capture, with small shell commands.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 
@@ -21,6 +22,17 @@ TEST(run_process, NiceLowersTheChildsPriority) {
   auto plain = run_process({"nice"});
   ASSERT_TRUE(plain.ok());
   EXPECT_EQ(std::stoi(plain->output), ours) << "no change unless asked";
+}
+
+TEST(run_process, StaysInTheCallersProcessGroupOnlyWhenAsked) {
+  auto pgid_of_child = [](bool own) {
+    RunLimits limits;
+    limits.own_process_group = own;
+    auto r = run_process({"cut", "-d", " ", "-f5", "/proc/self/stat"}, {}, {}, limits);  // field 5: its process group
+    return r.ok() && r->ok() ? std::stol(r->output) : -1L;
+  };
+  EXPECT_EQ(pgid_of_child(false), static_cast<long>(::getpgrp()));
+  EXPECT_NE(pgid_of_child(true), static_cast<long>(::getpgrp())) << "by default a group of its own";
 }
 
 TEST(run_process, WallTimeKillsAndOutputIsCaptured) {
