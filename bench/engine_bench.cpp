@@ -212,30 +212,34 @@ double bench_native_batch(const fs::path& dir, const fs::path& scratch, const ev
               fmt(run.wall_s * 1000 / run.n - run.gpu_ms_per_candidate), "-", "-", "<= 1000"});
   report.add({"  per-candidate latency beyond GPU time, median compile + child (ms)", fmt(median(run.latency_beyond_gpu_ms)),
               "-", "-", "<= 1000"});
-  std::string phases;
-  for (const char* p : {"compile", "device_wait", "lock_wait", "setup", "load", "correctness", "timing", "recheck", "child_total",
-                        "total"}) {
-    if (run.phase_ms.count(p)) phases += std::string(phases.empty() ? "" : " ") + p + "=" + fmt(median(run.phase_ms.at(p)));
+  std::string phases, steps;
+  for (const auto& [name, ms] : run.phase_ms) {
+    std::string& line = name.find('.') == std::string::npos ? phases : steps;
+    line += std::string(line.empty() ? "" : " ") + name + "=" + fmt(median(ms));
   }
   report.add({"  median phases (ms)", phases, "-", "-", "-"});
+  report.add({"  median steps inside the phases (ms, summed over trials or calls)", steps, "-", "-", "-"});
   return per_min;
 }
 
 // 2a''. The same native batch, fresh cache, with nvcc run as is (the compile pipeline before
-// compile/nvcc_steps and compile/host_pch) and with twice the evaluation workers.
+// compile/nvcc_steps and compile/host_pch), and with 1, 2 and 8 evaluation workers.
 void bench_native_variants(const fs::path& dir, const fs::path& scratch, const eval::EngineConfig& base,
                            double default_per_min, Report& report) {
   eval::EngineConfig as_is = base;
   as_is.fast_native_compile = false;
-  eval::EngineConfig more_workers = base;
+  eval::EngineConfig one_worker = base, two_workers = base, more_workers = base;
+  one_worker.n_workers = 1;
+  two_workers.n_workers = 2;
   more_workers.n_workers = 8;
-  const std::pair<const char*, eval::EngineConfig*> variants[] = {{"nvcc as is", &as_is}, {"8 workers", &more_workers}};
-  for (std::size_t i = 0; i < 2; ++i) {
+  const std::pair<const char*, eval::EngineConfig*> variants[] = {
+      {"nvcc as is", &as_is}, {"1 worker", &one_worker}, {"2 workers", &two_workers}, {"8 workers", &more_workers}};
+  for (std::size_t i = 0; i < std::size(variants); ++i) {
     BatchRun run = run_batch(dir / "native.json", scratch / ("cache-native-variant-" + std::to_string(i)), *variants[i].second);
     if (run.n == 0 || default_per_min <= 0) continue;
     const double per_min = run.n / run.wall_s * 60;
     std::string phases;
-    for (const char* p : {"compile", "correctness", "timing", "child_total"}) {
+    for (const char* p : {"compile", "lock_wait", "correctness", "timing", "child_total"}) {
       if (run.phase_ms.count(p)) phases += std::string(" ") + p + "=" + fmt(median(run.phase_ms.at(p)));
     }
     report.add({std::string("  native batch, ") + variants[i].first + ": candidates/min (median ms:" + phases + ")", fmt(per_min),
@@ -362,6 +366,7 @@ int main(int argc, char** argv) {
     warm_up(dir, *scratch, base);
     native_per_min = bench_native_batch(dir, *scratch, base, report);
     bench_defense_cost(dir, *scratch, base, native_per_min, report);
+    bench_native_variants(dir, *scratch, base, native_per_min, report);
     std::cout << "\n" << report.render();
     return 0;
   }

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <map>
 
 #include "common/line_io.hpp"
 #include "eval/candidate.hpp"
@@ -80,6 +81,14 @@ class Reporter {
 // Milliseconds since `t0`.
 double ms_since(clock_type::time_point t0) {
   return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
+}
+
+// Adds the milliseconds since `t0` to `phases[key]` and restarts `t0`: the steps inside a phase
+// ("correctness.draw", "timing.redraw", ...), summed over its trials or calls.
+void add_step(std::map<std::string, double>& phases, const std::string& key, clock_type::time_point& t0) {
+  const auto now = clock_type::now();
+  phases[key] += std::chrono::duration<double, std::milli>(now - t0).count();
+  t0 = now;
 }
 
 // One correctness trial's data kept for timing: the call's tensors and untouched copies of the
@@ -277,12 +286,15 @@ bool judge_call(Context& c, const std::vector<py::object>& inputs, const std::ve
     return false;
   };
   const bool defended = c.req.options.defenses;
+  const std::string step = kind == CallKind::TIMED ? "recheck." : "correctness.";
+  auto t_step = clock_type::now();
   if (auto bad = defended ? first_changed(inputs, pristine) : -1; bad >= 0) {
     return wrong("the candidate modified input " + std::to_string(bad) + when + " (inputs are read-only)", bad);
   }
   if (auto bad = defended ? first_changed(c.params, c.params_snapshot) : -1; bad >= 0) {
     return wrong("the candidate modified parameter " + std::to_string(bad) + when + " (parameters are read-only)", -1);
   }
+  add_step(c.result.phases_ms, step + "inputs_unchanged", t_step);
   std::vector<py::object> expected;
   try {
     expected = output_list(call_reference(c, pristine));
@@ -294,10 +306,12 @@ bool judge_call(Context& c, const std::vector<py::object>& inputs, const std::ve
     c.result.error.trial = trial;
     return false;
   }
+  add_step(c.result.phases_ms, step + "reference", t_step);
   OutputCheck check = checked_outputs(actual, expected, c.req.options);
   if (defended) {
     for (auto& o : expected) poison(o);  // the reference's outputs never stay readable on the device
   }
+  add_step(c.result.phases_ms, step + "compare", t_step);
   c.result.tolerance = check.tolerance;
   if (!check.ok) {
     c.result.status = common::Status::WRONG_OUTPUT;
@@ -312,6 +326,7 @@ bool judge_call(Context& c, const std::vector<py::object>& inputs, const std::ve
 // Runs one trial: fresh inputs, poisoned outputs, the candidate first, then the reference on an
 // untouched copy. `keep`: the set is used for timing, so the untouched copy is kept for the recheck. Returns false (with the result filled in) when the candidate failed.
 bool run_trial(Context& c, Candidate& cand, int trial, bool keep, InputSet& set) {
+  auto t_step = clock_type::now();
   std::uint64_t seed = fresh_seed();
   c.result.seeds.push_back(seed);
   set.args.inputs = fresh_inputs(c, seed);
@@ -328,11 +343,13 @@ bool run_trial(Context& c, Candidate& cand, int trial, bool keep, InputSet& set)
   if (c.cuda) {
     if (auto s = gpu::synchronize_and_check(); !s) throw TaskError{"CUDA failed before the candidate ran: " + s.error().message};
   }
+  add_step(c.result.phases_ms, "correctness.draw", t_step);
 
   CallOutcome outcome = cand.call(set.args, c.stream);
   if (outcome.error.empty() && c.cuda) {
     if (auto s = gpu::synchronize_and_check(); !s) outcome.error = "CUDA error after the candidate's call: " + s.error().message;
   }
+  add_step(c.result.phases_ms, "correctness.candidate", t_step);
   if (!outcome.error.empty()) {
     c.result.status = common::Status::RUNTIME_ERROR;
     c.result.error.message = outcome.error;
@@ -415,9 +432,11 @@ void timing(Context& c, Candidate& cand, std::vector<InputSet>& sets) {
   auto times = (*timer)->run([&](int rep) { return call_for_timing(c, cand, sets[rep % sets.size()]); }, c.req.options,
                              [&](int rep) {
                                if (!c.req.options.defenses) return;
+                               auto t_step = clock_type::now();
                                InputSet& set = sets[rep % sets.size()];
                                for (auto& o : set.args.outputs) poison(o);
                                redraw_inputs(c, set);
+                               add_step(c.result.phases_ms, "timing.redraw", t_step);
                              });
   if (!times) {
     c.result.status = common::Status::RUNTIME_ERROR;
@@ -566,6 +585,7 @@ void evaluate(Context& c) {
       c.result.phases_ms["correctness"] = ms_since(t_check);
       return;
     }
+    if (trial == 0) c.result.phases_ms["correctness.first_trial"] = ms_since(t_check);
   }
   c.result.phases_ms["correctness"] = ms_since(t_check);
   c.result.status = common::Status::OK;
@@ -579,7 +599,8 @@ void evaluate(Context& c) {
 
 }  // namespace
 
-void run_child(const task::TaskModule* task, const ChildRequest& req, int report_fd, int request_fd, double waited_ms) {
+void run_child(const task::TaskModule* task, const ChildRequest& req, int report_fd, int request_fd, double waited_ms,
+               double task_load_ms) {
   Reporter rep(report_fd, request_fd);
   try {
     py::module_ torch = py::module_::import("torch");
@@ -601,6 +622,7 @@ void run_child(const task::TaskModule* task, const ChildRequest& req, int report
     Context c{*task, req, rep, torch, py::none(), false, nullptr, 0, py::none(), py::none(), {}, {}, {}, {}, {}};
     c.result.device = req.device;
     c.result.phases_ms["device_wait"] = waited_ms;
+    if (task_load_ms > 0) c.result.phases_ms["task_load"] = task_load_ms;
     rep.phase("setup");
     auto t0 = clock_type::now();
     setup(c);
@@ -644,12 +666,13 @@ void run_child_loading_task(const std::string& task_path, const ChildRequest& re
     run_child(nullptr, request, report_fd, request_fd);
     return;
   }
+  const auto t0 = clock_type::now();
   auto task = task::load_task(task_path);
   if (!task) {
     Reporter(report_fd, -1).final({{"task_error", task.error().message}});
     return;
   }
-  run_child(&*task, request, report_fd, request_fd, waited_ms);
+  run_child(&*task, request, report_fd, request_fd, waited_ms, ms_since(t0));
 }
 
 }  // namespace kernelrl::eval

@@ -32,8 +32,10 @@ void from_json(const nlohmann::json& j, ChildRequest& r);
 // final {"result": EvalResult, "signature": ..., "ref_timing": ...}, {"task_error": TEXT} when the
 // task itself is at fault, or {"device_info": ...}. `task` may be null for device_info.
 // `request_fd`: the worker's grants of each phase (sandbox::wait_for_grant); -1 for none.
+// `task_load_ms`: how long loading the task file took in this child (phase "task_load"; 0: loaded
+// by the worker before the fork).
 void run_child(const task::TaskModule* task, const ChildRequest& request, int report_fd, int request_fd,
-               double waited_ms = 0);
+               double waited_ms = 0, double task_load_ms = 0);
 
 // Work a child can do before it knows its request: on "cuda", create the CUDA context (the
 // slowest part of a child's start). Failures are left for run_child to report.

@@ -49,7 +49,8 @@ struct EvalResult {
   TimingSummary runtime;
   TimingSummary ref_runtime;
   ErrorDetails error;
-  std::map<std::string, double> phases_ms;  // compile, setup, load, correctness, timing, ref_timing, total
+  std::map<std::string, double> phases_ms;  // compile, setup, load, correctness, timing, ref_timing, total;
+                                            // steps inside a phase as "phase.step"
   std::string task;
   std::string candidate;
   std::string format;
