@@ -5,7 +5,8 @@
 #                                   `kernelrl tasks check tasks` (JSON lines), the native fixtures,
 #                                   cold compile through the engine
 #   scripts/gpu-check.sh fidelity   only the reference-vs-torch.cuda.Event timing comparison
-#   scripts/gpu-check.sh batch      only the native batch of 50, with and without the defenses
+#   scripts/gpu-check.sh batch      only the native batch of 50, with and without the defenses, and
+#                                   its variants (nvcc as is; 1, 2, 8 workers); the check kernels' test
 #   scripts/gpu-check.sh bench      only what the benchmarks need: native benchmarks (cold compile
 #                                   per pipeline first), timing fidelity, then native vs kernelbench
 #                                   (KB_N=16 load_inline builds; KB_N=50 for the full comparison,
@@ -34,7 +35,7 @@ t0=$(date +%s)
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE="$python" \
   -Dpybind11_DIR="$($python -c 'import pybind11; print(pybind11.get_cmake_dir())')" \
   -DKERNELRL_EXTRA_INCLUDE="$PWD/.gpu-deps/include" >"$logs/build.log" 2>&1 &&
-  ninja -C build-gpu -j16 $([ "$mode" != main ] && echo kernelrl kernelrl_bench) >>"$logs/build.log" 2>&1
+  ninja -C build-gpu -j16 $([ "$mode" != main ] && echo kernelrl kernelrl_bench eval_device_screen_gpu_test) >>"$logs/build.log" 2>&1
 rc=$?
 note "build: rc $rc in $(( $(date +%s) - t0 )) s"
 [ $rc -eq 0 ] || { tail -40 "$logs/build.log"; exit 1; }
@@ -85,6 +86,8 @@ if [ "$mode" = main ]; then
 elif [ "$mode" = fidelity ]; then
   reference_fidelity
 elif [ "$mode" = batch ]; then
+  build-gpu/tests/eval/eval_device_screen_gpu_test >"$logs/device-screen.log" 2>&1
+  note "eval_device_screen_gpu_test (the engine's check kernels against the host checker): rc $?, $(grep -E '^\[  (PASSED|FAILED)' "$logs/device-screen.log" | tr '\n' ' ')"
   $python bench/make_candidates.py /tmp/bench-cands 50 0 >/dev/null
   build-gpu/bench/kernelrl_bench /tmp/bench-cands --native-batch-only >"$logs/bench-batch.log" 2>&1
   note "bench --native-batch-only: rc $?"; grep -E "^row" "$logs/bench-batch.log" | tee -a "$summary"

@@ -87,14 +87,17 @@ OutputCheck check_outputs(const std::vector<py::object>& actual, const std::vect
     }
     result.tolerance[dt] = {{"atol", tol.atol}, {"rtol", tol.rtol}};
     const bool on_device = actual[i].attr("is_cuda").cast<bool>() && expected[i].attr("is_cuda").cast<bool>();
-    double rel_l2 = -1;  // known once the host checker ran
-    if (!on_device || count_mismatches(actual[i], expected[i], *dtype, tol) != 0) {
+    double rel_l2 = 0;
+    Screen screen;
+    if (on_device) screen = screen_outputs(actual[i], expected[i], *dtype, tol);
+    if (!on_device || screen.n_mismatch != 0) {
       OutputCheck bad = compare_on_host(actual[i], expected[i], idx, label, tol, result.tolerance, rel_l2);
       if (!bad.ok) return bad;
+    } else {
+      rel_l2 = screen.relative_l2;
     }
     // Every element passed; the output as a whole must too (tiny outputs hide in atol).
     if (is_floating(*dtype)) {
-      if (rel_l2 < 0) rel_l2 = relative_l2_error(actual[i], expected[i]);
       if (!(rel_l2 <= tol.rtol)) {
         OutputCheck bad = fail(idx, label + ": every element is within the tolerance but the output as a whole is not: "
                                         "relative L2 error " + short_number(rel_l2) + " > rtol " + short_number(tol.rtol) +

@@ -15,6 +15,9 @@
 #include "common/line_io.hpp"
 #include "eval/candidate.hpp"
 #include "eval/check_outputs.hpp"
+#if KERNELRL_EVAL_CUDA_KERNELS
+#include "eval/device_check_kernels.hpp"
+#endif
 #include "eval/gpu.hpp"
 #include "eval/timing.hpp"
 #include "eval/torch_tensors.hpp"
@@ -655,6 +658,9 @@ void prepare_device(const std::string& device) {
     kw["device"] = "cuda";
     torch.attr("zeros")(1, **kw);
     torch.attr("cuda").attr("synchronize")();
+#if KERNELRL_EVAL_CUDA_KERNELS
+    (void)gpu::preload_device_checks();  // a failure shows again, with its message, at the first check
+#endif
   } catch (py::error_already_set&) {
     // run_child's setup meets the same failure and reports it
   }

@@ -38,7 +38,8 @@ void run_child(const task::TaskModule* task, const ChildRequest& request, int re
                double waited_ms = 0, double task_load_ms = 0);
 
 // Work a child can do before it knows its request: on "cuda", create the CUDA context (the
-// slowest part of a child's start). Failures are left for run_child to report.
+// slowest part of a child's start) and load the engine's check kernels (no kernel runs, so
+// another worker's timing is not disturbed). Failures are left for run_child to report.
 void prepare_device(const std::string& device);
 
 // For a child forked before its task was known: loads the task file, then run_child().

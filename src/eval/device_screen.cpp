@@ -2,10 +2,18 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <stdexcept>
+
+#if KERNELRL_EVAL_CUDA_KERNELS
+#include "eval/device_check_kernels.hpp"
+#endif
 
 namespace py = pybind11;
 
 namespace kernelrl::eval {
+
+namespace {
 
 std::int64_t count_mismatches(const py::object& actual, const py::object& expected, DType dtype, Tolerance tol) {
   py::module_ torch = py::module_::import("torch");
@@ -52,6 +60,41 @@ double relative_l2_error(const py::object& actual, const py::object& expected) {
     ref_sq += e0.attr("mul")(e0).attr("sum")().attr("item")().cast<double>();
   }
   return ref_sq > 0 ? std::sqrt(diff_sq / ref_sq) : 0.0;
+}
+
+#if KERNELRL_EVAL_CUDA_KERNELS
+std::uintptr_t data_address(const py::object& contiguous) { return contiguous.attr("data_ptr")().cast<std::uintptr_t>(); }
+
+Screen screen_with_kernels(const py::object& actual, const py::object& expected, DType dtype, Tolerance tol) {
+  py::object a = actual.attr("detach")().attr("contiguous")();
+  py::object e = expected.attr("detach")().attr("contiguous")();
+  const std::int64_t numel = e.attr("numel")().cast<std::int64_t>();
+  auto sums = gpu::check_elements_on_device(reinterpret_cast<const void*>(data_address(a)),
+                                            reinterpret_cast<const void*>(data_address(e)), numel, dtype, tol);
+  if (!sums) throw std::runtime_error(sums.error().message);
+  Screen s;
+  s.n_mismatch = sums->n_mismatch;
+  if (is_floating(dtype) && sums->sum_sq_expected > 0) s.relative_l2 = std::sqrt(sums->sum_sq_error / sums->sum_sq_expected);
+  return s;
+}
+#endif
+
+}  // namespace
+
+Screen screen_outputs_with_torch(const py::object& actual, const py::object& expected, DType dtype, Tolerance tol) {
+  Screen s;
+  s.n_mismatch = count_mismatches(actual, expected, dtype, tol);
+  if (is_floating(dtype)) s.relative_l2 = relative_l2_error(actual, expected);
+  return s;
+}
+
+Screen screen_outputs(const py::object& actual, const py::object& expected, DType dtype, Tolerance tol) {
+#if KERNELRL_EVAL_CUDA_KERNELS
+  if (actual.attr("is_cuda").cast<bool>() && expected.attr("is_cuda").cast<bool>()) {
+    return screen_with_kernels(actual, expected, dtype, tol);
+  }
+#endif
+  return screen_outputs_with_torch(actual, expected, dtype, tol);
 }
 
 }  // namespace kernelrl::eval

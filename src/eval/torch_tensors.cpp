@@ -1,6 +1,11 @@
 #include "eval/torch_tensors.hpp"
 
+#include <cstdint>
 #include <stdexcept>
+
+#if KERNELRL_EVAL_CUDA_KERNELS
+#include "eval/device_check_kernels.hpp"
+#endif
 
 namespace py = pybind11;
 
@@ -110,6 +115,16 @@ void poison(const py::object& t) {
 
 bool bytes_equal(const py::object& a, const py::object& b) {
   if (shape_of(a) != shape_of(b) || dtype_name(a) != dtype_name(b)) return false;
+#if KERNELRL_EVAL_CUDA_KERNELS
+  if (a.attr("is_cuda").cast<bool>() && b.attr("is_cuda").cast<bool>()) {
+    py::object ca = a.attr("detach")().attr("contiguous")(), cb = b.attr("detach")().attr("contiguous")();
+    const std::int64_t bytes = ca.attr("numel")().cast<std::int64_t>() * ca.attr("element_size")().cast<std::int64_t>();
+    auto equal = gpu::bytes_equal_on_device(reinterpret_cast<const void*>(ca.attr("data_ptr")().cast<std::uintptr_t>()),
+                                            reinterpret_cast<const void*>(cb.attr("data_ptr")().cast<std::uintptr_t>()), bytes);
+    if (!equal) throw std::runtime_error(equal.error().message);
+    return *equal;
+  }
+#endif
   py::object u8 = torch().attr("uint8");
   py::object ca = a.attr("contiguous")().attr("view")(-1).attr("view")(u8);
   py::object cb = b.attr("contiguous")().attr("view")(-1).attr("view")(u8);

@@ -45,7 +45,8 @@ std::vector<pybind11::object> clone_all(const std::vector<pybind11::object>& val
 // integers, 0xAB bytes for bool.
 void poison(const pybind11::object& t);
 
-// True when `a` and `b` hold the same bytes (NaNs compare by bit pattern).
+// True when `a` and `b` hold the same bytes (NaNs compare by bit pattern); CUDA tensors are
+// compared by the engine's kernel where it is built (device_check_kernels.hpp).
 bool bytes_equal(const pybind11::object& a, const pybind11::object& b);
 
 // A contiguous CPU tensor (bool tensors as raw bytes) kept alive with its data pointer for the

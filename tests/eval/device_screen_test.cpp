@@ -1,5 +1,8 @@
 // The device screen must count exactly the elements the host checker rejects, for every dtype and
-// every corner (NaN, inf, tolerance edge, poisoned bool bytes); here both run on CPU tensors.
+// every corner (NaN, inf, tolerance edge, poisoned bool bytes), and give its relative L2 error.
+// Built twice: eval_device_screen_test screens CPU tensors (torch's operators), and
+// eval_device_screen_gpu_test (label gpu, KERNELRL_SCREEN_ON_CUDA) moves them to the GPU first, where
+// the engine's own kernels screen them when built (device_check_kernels.hpp).
 #include "eval/device_screen.hpp"
 
 #include <gtest/gtest.h>
@@ -31,10 +34,34 @@ class DeviceScreenTest : public ::testing::Test {
     py::exec(code, scope);
     py::object a = scope["a"], e = scope["e"];
     DType dtype = *parse_dtype(dtype_name(e));
-    std::int64_t screen = count_mismatches(a, e, dtype, tol);
     HostTensor ha = host_view(a), he = host_view(e);
     CompareResult host = compare_buffers(ha.data, he.data, he.numel, dtype, tol);
-    return {screen, host.n_mismatch};
+    if (on_cuda()) {
+      a = a.attr("cuda")();
+      e = e.attr("cuda")();
+    }
+    Screen screen = screen_outputs(a, e, dtype, tol);
+    if (is_floating(dtype)) {
+      EXPECT_NEAR(screen.relative_l2, host.relative_l2_error(), 1e-9) << code;
+    }
+    if (dtype != DType::BOOL) {  // a bool clone normalises the 0xAB poison
+      EXPECT_TRUE(bytes_equal(a, a.attr("clone")())) << code;
+    }
+    return {screen.n_mismatch, host.n_mismatch};
+  }
+
+  static bool on_cuda() {
+#ifdef KERNELRL_SCREEN_ON_CUDA
+    return true;
+#else
+    return false;
+#endif
+  }
+
+  void SetUp() override {
+    if (on_cuda() && !py::module_::import("torch").attr("cuda").attr("is_available")().cast<bool>()) {
+      GTEST_SKIP() << "no GPU visible to torch";
+    }
   }
 };
 
@@ -64,6 +91,28 @@ TEST_F(DeviceScreenTest, AgreesWithTheHostCheckerOnFloatCorners) {
   auto [s, h] = both("e = torch.randn(1000); a = e.clone(); a[17] += 1.0", tol);
   EXPECT_EQ(s, 1);  // and the pair can fail
   EXPECT_EQ(h, 1);
+  // Large enough for every block of the grid and a tail: the sums must not lose a block's share.
+  auto [big_s, big_h] = both("e = torch.randn(3_000_017); a = e + 0.005; a[123_457] = 5.0; a[2_999_999] = float('nan')", tol);
+  EXPECT_EQ(big_s, 2);
+  EXPECT_EQ(big_h, 2);
+}
+
+TEST_F(DeviceScreenTest, BytesEqualSeesOneChangedByteAnywhere) {
+  py::dict scope;
+  scope["torch"] = py::module_::import("torch");
+  // 16-byte aligned and not (a view one element in), with a tail of odd bytes.
+  py::exec("base = torch.randint(0, 255, (1_000_003,), dtype=torch.uint8)", scope);
+  if (on_cuda()) py::exec("base = base.cuda()", scope);
+  for (const char* slice : {"0", "1"}) {
+    py::object a = py::eval(std::string("base[") + slice + ":]", scope);
+    py::object b = a.attr("clone")();
+    EXPECT_TRUE(bytes_equal(a, b));
+    for (std::int64_t at : {std::int64_t{0}, std::int64_t{500'000}, a.attr("numel")().cast<std::int64_t>() - 1}) {
+      py::object c = b.attr("clone")();
+      c.attr("__setitem__")(at, (c.attr("__getitem__")(at).attr("item")().cast<int>() + 1) % 256);
+      EXPECT_FALSE(bytes_equal(a, c)) << "offset " << slice << ", byte " << at;
+    }
+  }
 }
 
 TEST_F(DeviceScreenTest, AgreesOnIntegersAndPoisonedBools) {
