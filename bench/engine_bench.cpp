@@ -223,23 +223,29 @@ double bench_native_batch(const fs::path& dir, const fs::path& scratch, const ev
 }
 
 // 2a''. The same native batch, fresh cache, with nvcc run as is (the compile pipeline before
-// compile/nvcc_steps and compile/host_pch), and with 1, 2 and 8 evaluation workers.
+// compile/nvcc_steps and compile/host_pch), with 1, 2 and 8 evaluation workers, and with 2 children
+// forked ahead per worker.
 void bench_native_variants(const fs::path& dir, const fs::path& scratch, const eval::EngineConfig& base,
                            double default_per_min, Report& report) {
   eval::EngineConfig as_is = base;
   as_is.fast_native_compile = false;
-  eval::EngineConfig one_worker = base, two_workers = base, more_workers = base;
+  eval::EngineConfig one_worker = base, two_workers = base, more_workers = base, two_warm = base, two_by_two = base;
   one_worker.n_workers = 1;
   two_workers.n_workers = 2;
   more_workers.n_workers = 8;
+  two_warm.warm_children = 2;
+  two_by_two.n_workers = 2;
+  two_by_two.warm_children = 2;
   const std::pair<const char*, eval::EngineConfig*> variants[] = {
-      {"nvcc as is", &as_is}, {"1 worker", &one_worker}, {"2 workers", &two_workers}, {"8 workers", &more_workers}};
+      {"nvcc as is", &as_is},          {"1 worker", &one_worker},
+      {"2 workers", &two_workers},     {"8 workers", &more_workers},
+      {"2 warm children per worker", &two_warm}, {"2 workers, 2 warm children each", &two_by_two}};
   for (std::size_t i = 0; i < std::size(variants); ++i) {
     BatchRun run = run_batch(dir / "native.json", scratch / ("cache-native-variant-" + std::to_string(i)), *variants[i].second);
     if (run.n == 0 || default_per_min <= 0) continue;
     const double per_min = run.n / run.wall_s * 60;
     std::string phases;
-    for (const char* p : {"compile", "lock_wait", "correctness", "timing", "child_total"}) {
+    for (const char* p : {"compile", "device_prepare", "device_wait", "lock_wait", "correctness", "timing", "child_total"}) {
       if (run.phase_ms.count(p)) phases += std::string(" ") + p + "=" + fmt(median(run.phase_ms.at(p)));
     }
     report.add({std::string("  native batch, ") + variants[i].first + ": candidates/min (median ms:" + phases + ")", fmt(per_min),
@@ -345,7 +351,7 @@ int main(int argc, char** argv) {
     if (a == "--skip-kernelbench") skip_kb = true;
     if (a == "--only-kernelbench") only_kb = true;
     if (a == "--compile-only") compile_only = true;  // no GPU needed
-    if (a == "--native-batch-only") batch_only = true;  // the native batch and the defenses' cost only
+    if (a == "--native-batch-only") batch_only = true;  // the native batch, the defenses' cost and the batch's variants
     if (a == "--fidelity-task" && i + 1 < argc) fid_task = argv[++i];
     if (a == "--native-per-min" && i + 1 < argc) native_per_min = std::atof(argv[++i]);  // measured earlier in the same run
     if (a == "--fidelity-candidate" && i + 1 < argc) fid_cand = argv[++i];
@@ -379,7 +385,6 @@ int main(int argc, char** argv) {
     warm_up(dir, *scratch, base);
     native_per_min = bench_native_batch(dir, *scratch, base, report);
     bench_defense_cost(dir, *scratch, base, native_per_min, report);
-    bench_native_variants(dir, *scratch, base, native_per_min, report);
     bench_single_latency(*native, *scratch, base, report);
   }
   if (!skip_kb) bench_kernelbench_batch(dir, *scratch, base, native_per_min, report);

@@ -6,7 +6,8 @@
 #                                   cold compile through the engine
 #   scripts/gpu-check.sh fidelity   only the reference-vs-torch.cuda.Event timing comparison
 #   scripts/gpu-check.sh batch      only the native batch of 50, with and without the defenses, and
-#                                   its variants (nvcc as is; 1, 2, 8 workers); the check kernels' test
+#                                   its variants (nvcc as is; 1, 2, 8 workers; 2 children forked ahead);
+#                                   the check kernels' test; WITH_GPU_TESTS=1: `ctest -L gpu` first
 #   scripts/gpu-check.sh bench      only what the benchmarks need: native benchmarks (cold compile
 #                                   per pipeline first), timing fidelity, then native vs kernelbench
 #                                   (KB_N=16 load_inline builds; KB_N=50 for the full comparison,
@@ -35,7 +36,7 @@ t0=$(date +%s)
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE="$python" \
   -Dpybind11_DIR="$($python -c 'import pybind11; print(pybind11.get_cmake_dir())')" \
   -DKERNELRL_EXTRA_INCLUDE="$PWD/.gpu-deps/include" >"$logs/build.log" 2>&1 &&
-  ninja -C build-gpu -j16 $([ "$mode" != main ] && echo kernelrl kernelrl_bench eval_device_screen_gpu_test) >>"$logs/build.log" 2>&1
+  ninja -C build-gpu -j16 $([ "$mode" != main ] && [ -z "${WITH_GPU_TESTS:-}" ] && echo kernelrl kernelrl_bench eval_device_screen_gpu_test) >>"$logs/build.log" 2>&1
 rc=$?
 note "build: rc $rc in $(( $(date +%s) - t0 )) s"
 [ $rc -eq 0 ] || { tail -40 "$logs/build.log"; exit 1; }
@@ -53,7 +54,7 @@ reference_fidelity() {
   done
 }
 
-if [ "$mode" = main ]; then
+gpu_tests() {
   (cd build-gpu && ctest -L gpu --output-on-failure -V) >"$logs/gpu-tests.log" 2>&1
   note "ctest -L gpu: rc $?"
   grep -E "^[0-9]+: (ladder|example|adversarial|rollout-gpu) " "$logs/gpu-tests.log" | sed 's/^[0-9]*: //' | tee -a "$summary"
@@ -63,6 +64,10 @@ if [ "$mode" = main ]; then
   note "left over after the GPU tests: processes '$(pgrep -af 'kernelrl|rollout_gpu_test|eval_engine_gpu' | grep -v pgrep | tr '\n' ';')'," \
        "GPU compute apps '$(nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader | tr '\n' ';')'," \
        "GPU memory used $(nvidia-smi --query-gpu=memory.used --format=csv,noheader)"
+}
+
+if [ "$mode" = main ]; then
+  gpu_tests
 
   # The GPU entries of the shipped examples (host ones are covered on the CPU by CI).
   $python -c 'import json; m = json.load(open("examples/manifest.json")); json.dump([e for e in m if e.get("device") == "cuda"], open("/tmp/gpu-examples.json", "w"))'
@@ -86,6 +91,7 @@ if [ "$mode" = main ]; then
 elif [ "$mode" = fidelity ]; then
   reference_fidelity
 elif [ "$mode" = batch ]; then
+  [ -n "${WITH_GPU_TESTS:-}" ] && gpu_tests
   build-gpu/tests/eval/eval_device_screen_gpu_test >"$logs/device-screen.log" 2>&1
   note "eval_device_screen_gpu_test (the engine's check kernels against the host checker): rc $?, $(grep -E '^\[  (PASSED|FAILED)' "$logs/device-screen.log" | tr '\n' ' ')"
   $python bench/make_candidates.py /tmp/bench-cands 50 0 >/dev/null

@@ -602,8 +602,8 @@ void evaluate(Context& c) {
 
 }  // namespace
 
-void run_child(const task::TaskModule* task, const ChildRequest& req, int report_fd, int request_fd, double waited_ms,
-               double task_load_ms) {
+void run_child(const task::TaskModule* task, const ChildRequest& req, int report_fd, int request_fd,
+               const ChildStart& start) {
   Reporter rep(report_fd, request_fd);
   try {
     py::module_ torch = py::module_::import("torch");
@@ -624,8 +624,9 @@ void run_child(const task::TaskModule* task, const ChildRequest& req, int report
     }
     Context c{*task, req, rep, torch, py::none(), false, nullptr, 0, py::none(), py::none(), {}, {}, {}, {}, {}};
     c.result.device = req.device;
-    c.result.phases_ms["device_wait"] = waited_ms;
-    if (task_load_ms > 0) c.result.phases_ms["task_load"] = task_load_ms;
+    c.result.phases_ms["device_wait"] = start.device_wait_ms;
+    if (start.device_prepare_ms > 0) c.result.phases_ms["device_prepare"] = start.device_prepare_ms;
+    if (start.task_load_ms > 0) c.result.phases_ms["task_load"] = start.task_load_ms;
     rep.phase("setup");
     auto t0 = clock_type::now();
     setup(c);
@@ -667,7 +668,7 @@ void prepare_device(const std::string& device) {
 }
 
 void run_child_loading_task(const std::string& task_path, const ChildRequest& request, int report_fd,
-                            int request_fd, double waited_ms) {
+                            int request_fd, ChildStart start) {
   if (request.op == "device_info") {
     run_child(nullptr, request, report_fd, request_fd);
     return;
@@ -678,7 +679,8 @@ void run_child_loading_task(const std::string& task_path, const ChildRequest& re
     Reporter(report_fd, -1).final({{"task_error", task.error().message}});
     return;
   }
-  run_child(&*task, request, report_fd, request_fd, waited_ms, ms_since(t0));
+  start.task_load_ms = ms_since(t0);
+  run_child(&*task, request, report_fd, request_fd, start);
 }
 
 }  // namespace kernelrl::eval

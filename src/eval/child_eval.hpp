@@ -32,10 +32,14 @@ void from_json(const nlohmann::json& j, ChildRequest& r);
 // final {"result": EvalResult, "signature": ..., "ref_timing": ...}, {"task_error": TEXT} when the
 // task itself is at fault, or {"device_info": ...}. `task` may be null for device_info.
 // `request_fd`: the worker's grants of each phase (sandbox::wait_for_grant); -1 for none.
-// `task_load_ms`: how long loading the task file took in this child (phase "task_load"; 0: loaded
-// by the worker before the fork).
+// What happened before run_child started, reported among the result's phases.
+struct ChildStart {
+  double device_wait_ms = 0;     // the request waited for this child's CUDA context ("device_wait")
+  double device_prepare_ms = 0;  // creating it took, before the request ("device_prepare"; 0: not ahead)
+  double task_load_ms = 0;       // loading the task file in this child ("task_load"; 0: the worker's)
+};
 void run_child(const task::TaskModule* task, const ChildRequest& request, int report_fd, int request_fd,
-               double waited_ms = 0, double task_load_ms = 0);
+               const ChildStart& start = {});
 
 // Work a child can do before it knows its request: on "cuda", create the CUDA context (the
 // slowest part of a child's start) and load the engine's check kernels (no kernel runs, so
@@ -43,8 +47,7 @@ void run_child(const task::TaskModule* task, const ChildRequest& request, int re
 void prepare_device(const std::string& device);
 
 // For a child forked before its task was known: loads the task file, then run_child().
-// `waited_ms`: how long the request waited for the child's device to be ready (phase "device_wait").
 void run_child_loading_task(const std::string& task_path, const ChildRequest& request, int report_fd,
-                            int request_fd, double waited_ms = 0);
+                            int request_fd, ChildStart start);
 
 }  // namespace kernelrl::eval

@@ -231,7 +231,7 @@ common::Expected<EvalResult> Engine::run_in_worker(const EvalJob& job, const Pre
     auto it = ref_timings_.find(ref_key);
     if (config_.reuse_ref_timing && it != ref_timings_.end()) child.cached_ref = it->second;
   }
-  auto reply = lease_worker()->request({{"task", fs::absolute(job.task).string()}, {"child", child}});
+  auto reply = lease_worker()->request({{"task", fs::absolute(job.task).string()}, {"child", child}, {"warm_children", config_.warm_children}});
   if (!reply) return reply.error();
   if (reply->contains("error")) return common::make_error((*reply)["error"].get<std::string>());
   const nlohmann::json& outcome = (*reply)["outcome"];
@@ -405,7 +405,7 @@ common::Expected<TaskInfo> Engine::task_info(const fs::path& task) {
   child.op = "task_info";
   child.options = config_.options;
   child.device = device_;
-  auto reply = lease_worker()->request({{"task", fs::absolute(task).string()}, {"child", child}});
+  auto reply = lease_worker()->request({{"task", fs::absolute(task).string()}, {"child", child}, {"warm_children", config_.warm_children}});
   if (!reply) return reply.error();
   if (reply->contains("error")) return common::make_error((*reply)["error"].get<std::string>());
   if (!reply->contains("record")) {

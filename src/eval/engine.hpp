@@ -39,6 +39,8 @@ struct EngineConfig {
   bool reuse_ref_timing = true;          // time each task's reference once per engine, not per candidate
   unsigned n_workers = 0;                // evaluations at once; 0 = 4 on a GPU, 1 on the CPU. Children
                                          // share the device in setup and correctness; timing is exclusive
+  unsigned warm_children = 1;            // children each worker forks ahead of its requests (1-4); each
+                                         // creates its CUDA context meanwhile
   EvalOptions options;                   // options.device "auto" is resolved when the engine starts
 };
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <deque>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -26,6 +27,9 @@
 namespace kernelrl::eval {
 
 namespace {
+
+// Children a worker keeps forked ahead, whatever a request asks for.
+constexpr std::size_t kMaxWarmChildren = 4;
 
 std::int64_t steady_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -67,9 +71,10 @@ nlohmann::json outcome_json(const sandbox::ChildOutcome& o) {
 }
 
 // Serves requests one at a time, each in a fresh child. When a request arrives it goes to the
-// child forked ahead of time ("warm", which has created its CUDA context meanwhile) over that
-// child's own pipe, and the next warm child is forked at once. The worker holds the device lock
-// for its child, in the mode the child's current phase needs.
+// oldest child forked ahead of time ("warm", which has created its CUDA context meanwhile) over
+// that child's own pipe, and warm children are forked at once up to the request's
+// "warm_children" (1 by default): creating a context takes longer than evaluating a small kernel.
+// The worker holds the device lock for its child, in the mode the child's current phase needs.
 class Server {
  public:
   Server(std::filesystem::path scratch_root, std::optional<sandbox::DeviceLock> device_lock)
@@ -90,11 +95,11 @@ class Server {
       task = *t;
     }
     std::optional<Child> current;
-    if (warm_ && warm_->device == child.device && child.op != "device_info" &&
-        common::write_all(warm_->handle.request_fd,
+    if (!warm_.empty() && warm_.front().device == child.device && child.op != "device_info" &&
+        common::write_all(warm_.front().handle.request_fd,
                           nlohmann::json{{"task", task_path}, {"child", child}, {"handed_at_ns", steady_ns()}}.dump() + "\n")) {
-      current = std::move(warm_);
-      warm_.reset();
+      current = std::move(warm_.front());
+      warm_.pop_front();
     } else {
       drop_warm();
       current = spawn(child.device, [this, task, child](int report_fd, int request_fd) {
@@ -105,8 +110,11 @@ class Server {
         return reply;
       }
     }
-    // The next child creates its CUDA context while this one runs.
-    if (child.op != "device_info") spawn_warm(child.device);
+    // The next children create their CUDA contexts while this one runs.
+    if (child.op != "device_info") {
+      const std::size_t n_warm = std::clamp<std::size_t>(request.value("warm_children", 1u), 1, kMaxWarmChildren);
+      while (warm_.size() < n_warm) spawn_warm(child.device);
+    }
     double lock_wait_ms = 0;  // the child held at a phase boundary while other workers' children use the device
     sandbox::ChildOutcome outcome = sandbox::watch_child(
         current->handle, phase_limits(child.options), child.options.timeout_setup_s, [this, &lock_wait_ms](const std::string& phase) {
@@ -154,9 +162,11 @@ class Server {
 
   // A child that prepares the device now and waits for its request.
   void spawn_warm(const std::string& device) {
-    warm_ = spawn(device, [device](int report_fd, int request_fd) {
+    auto warm = spawn(device, [device](int report_fd, int request_fd) {
+      const std::int64_t start_ns = steady_ns();
       eval::prepare_device(device);
       const std::int64_t ready_ns = steady_ns();
+      const double prepare_ms = (ready_ns - start_ns) / 1e6;
       std::string buffer, line;
       if (!common::read_line(request_fd, buffer, line)) return;  // discarded unused
       auto request = nlohmann::json::parse(line, nullptr, false);
@@ -164,21 +174,23 @@ class Server {
       // How long the request waited for this child's CUDA context.
       const double waited_ms = std::max<std::int64_t>(0, ready_ns - request.value("handed_at_ns", ready_ns)) / 1e6;
       eval::run_child_loading_task(request.value("task", ""), request.value("child", eval::ChildRequest{}), report_fd,
-                                   request_fd, waited_ms);
+                                   request_fd, eval::ChildStart{waited_ms, prepare_ms, 0});
     });
+    if (warm) warm_.push_back(std::move(*warm));
   }
 
   void drop_warm() {
-    if (!warm_) return;
-    sandbox::discard_child(warm_->handle);
-    (void)common::remove_tree(warm_->scratch);
-    warm_.reset();
+    for (auto& w : warm_) {
+      sandbox::discard_child(w.handle);
+      (void)common::remove_tree(w.scratch);
+    }
+    warm_.clear();
   }
 
   std::filesystem::path scratch_root_;
   std::optional<sandbox::DeviceLock> device_lock_;  // shared with the engine's other workers
   TaskCache tasks_;
-  std::optional<Child> warm_;  // forked ahead of the next request
+  std::deque<Child> warm_;  // forked ahead of the next requests, oldest first
 };
 
 }  // namespace
