@@ -57,7 +57,9 @@ common::Expected<std::unique_ptr<Engine>> Engine::create(EngineConfig config) {
   auto lock_dir = common::make_temp_dir(fs::temp_directory_path(), "kernelrl-device-lock-");
   if (!lock_dir) return lock_dir.error();
   e->device_lock_dir_ = *lock_dir;
-  auto first = sandbox::WorkerClient::spawn(config.worker_binary, {"--device-lock", lock_dir->string()});
+  const std::vector<std::string> worker_args{"--device-lock", lock_dir->string(), "--cuda-connections",
+                                             std::to_string(config.cuda_max_connections)};
+  auto first = sandbox::WorkerClient::spawn(config.worker_binary, worker_args);
   if (!first) return first.error();
   e->workers_.push_back(std::move(*first));
   const std::string wanted = config.options.device;
@@ -82,7 +84,7 @@ common::Expected<std::unique_ptr<Engine>> Engine::create(EngineConfig config) {
   if (config.cuda_arch.empty()) config.cuda_arch = e->device_info_.value("compute_capability", std::string("90"));
   if (config.n_workers == 0) config.n_workers = e->device_ == "cuda" ? 4 : 1;
   while (e->workers_.size() < config.n_workers) {
-    auto more = sandbox::WorkerClient::spawn(config.worker_binary, {"--device-lock", lock_dir->string()});
+    auto more = sandbox::WorkerClient::spawn(config.worker_binary, worker_args);
     if (!more) return more.error();
     e->workers_.push_back(std::move(*more));
   }

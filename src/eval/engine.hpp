@@ -41,6 +41,12 @@ struct EngineConfig {
                                          // share the device in setup and correctness; timing is exclusive
   unsigned warm_children = 1;            // children each worker forks ahead of its requests (1-4); each
                                          // creates its CUDA context meanwhile
+  unsigned cuda_max_connections = 2;     // CUDA_DEVICE_MAX_CONNECTIONS of the evaluation processes (unless
+                                         // set in the environment; 0: CUDA's 8). Fewer hardware queues make
+                                         // a context faster to create, and the driver creates them one at a
+                                         // time: on the H200, four processes at once made 4.5 contexts/s
+                                         // with 8 queues, 7.2 with 2, 8.4 with 1 (docs/engine.md); a
+                                         // candidate's streams beyond 2 then share queues
   EvalOptions options;                   // options.device "auto" is resolved when the engine starts
 };
 

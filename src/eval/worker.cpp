@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <filesystem>
 #include <functional>
@@ -195,11 +196,13 @@ class Server {
 
 }  // namespace
 
-int worker_main(int in_fd, int out_fd, const std::string& device_lock_dir) {
+int worker_main(int in_fd, int out_fd, const std::string& device_lock_dir, unsigned cuda_max_connections) {
   // Stray prints from tasks go to stderr, never into the reply pipe; a dead child's pipe must
   // not kill the worker.
   ::dup2(STDERR_FILENO, STDOUT_FILENO);
   ::signal(SIGPIPE, SIG_IGN);
+  // Read by CUDA when a child creates its context (the worker never does).
+  if (cuda_max_connections > 0) ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", std::to_string(cuda_max_connections).c_str(), 0);
   auto started = task::start_python();
   auto scratch_root = common::make_temp_dir(std::filesystem::temp_directory_path(), "kernelrl-worker-");
   {

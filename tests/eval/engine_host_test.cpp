@@ -294,6 +294,38 @@ TEST(EngineWorkers, SeveralWorkersEvaluateABatchConcurrentlyWithTheSameVerdicts)
   }
 }
 
+// The evaluation processes get EngineConfig::cuda_max_connections as CUDA_DEVICE_MAX_CONNECTIONS
+// (read by CUDA when they create their contexts), and every warm child a worker keeps serves
+// right: the correct candidate fails (returns 9) unless it sees the value.
+TEST(EngineWorkers, ChildrenGetTheConfiguredCudaConnectionsAndWarmChildrenServe) {
+  if (std::getenv("CUDA_DEVICE_MAX_CONNECTIONS")) GTEST_SKIP() << "CUDA_DEVICE_MAX_CONNECTIONS is set here; it wins";
+  auto source = common::read_file(source_path("tests/ladder/host/correct.cpp"));
+  ASSERT_TRUE(source);
+  const std::string marker = "(void)params; (void)n_params; (void)stream;";
+  std::string text = *source;
+  ASSERT_NE(text.find(marker), std::string::npos);
+  text.replace(text.find(marker), marker.size(),
+               marker + "\n  const char* q = std::getenv(\"CUDA_DEVICE_MAX_CONNECTIONS\");"
+                        "\n  if (!q || std::strcmp(q, \"3\") != 0) return 9;");
+  text.replace(text.find("#include <cmath>"), 16, "#include <cmath>\n#include <cstdlib>\n#include <cstring>");
+  auto dir = common::make_temp_dir(std::filesystem::temp_directory_path(), "kernelrl-connections-");
+  ASSERT_TRUE(dir);
+  const auto candidate = *dir / "reads_connections.cpp";
+  std::ofstream(candidate) << text;
+
+  auto config = testing::test_config("cpu");
+  config.cuda_max_connections = 3;
+  config.warm_children = 2;
+  auto engine = Engine::create(config);
+  ASSERT_TRUE(engine) << engine.error().message;
+  for (int i = 0; i < 3; ++i) {  // the first child is forked on demand, the next two were warm
+    auto r = (*engine)->evaluate({source_path("tests/ladder/task_softmax_small.py"), candidate, std::nullopt, std::nullopt});
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(common::to_string(r->status), "OK") << r->error.message;
+  }
+  std::filesystem::remove_all(*dir);
+}
+
 // Processes below `root` (children, grandchildren, ...) that are not zombies.
 std::vector<int> live_descendants(int root) {
   std::map<int, int> parent;

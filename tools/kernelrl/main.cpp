@@ -334,16 +334,18 @@ int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "worker") {
     int in_fd = -1, out_fd = -1;
     std::string device_lock;
+    unsigned cuda_connections = 0;
     for (int i = 2; i + 1 < argc; i += 2) {
       if (std::string(argv[i]) == "--in") in_fd = std::atoi(argv[i + 1]);
       if (std::string(argv[i]) == "--out") out_fd = std::atoi(argv[i + 1]);
       if (std::string(argv[i]) == "--device-lock") device_lock = argv[i + 1];
+      if (std::string(argv[i]) == "--cuda-connections") cuda_connections = static_cast<unsigned>(std::atoi(argv[i + 1]));
     }
     if (in_fd < 0 || out_fd < 0) {
-      std::cerr << "kernelrl worker: internal command; needs --in FD --out FD [--device-lock DIR]\n";
+      std::cerr << "kernelrl worker: internal command; needs --in FD --out FD [--device-lock DIR] [--cuda-connections N]\n";
       return 64;
     }
-    return eval::worker_main(in_fd, out_fd, device_lock);
+    return eval::worker_main(in_fd, out_fd, device_lock, cuda_connections);
   }
 
   CLI::App app{"kernelrl: evaluate and train language models that write fast CUDA kernels"};
