@@ -94,12 +94,11 @@ void add_step(std::map<std::string, double>& phases, const std::string& key, clo
   t0 = now;
 }
 
-// One correctness trial's data kept for timing: the call's tensors and untouched copies of the
-// inputs. The reference's outputs are not kept anywhere the candidate could read them: after
-// timing, the reference runs again on the pristine inputs for the recheck.
+// One correctness trial's tensors, reused by timing (which, defended, draws fresh inputs for
+// every call). The reference's outputs are not kept anywhere the candidate could read them: an
+// audited call's inputs are copied before the call and the reference runs on that copy after it.
 struct InputSet {
   CallArgs args;
-  std::vector<py::object> pristine;      // copies of the inputs as drawn (kept sets only)
   std::vector<py::object> last_outputs;  // what the last call wrote or returned
 };
 
@@ -327,8 +326,8 @@ bool judge_call(Context& c, const std::vector<py::object>& inputs, const std::ve
 }
 
 // Runs one trial: fresh inputs, poisoned outputs, the candidate first, then the reference on an
-// untouched copy. `keep`: the set is used for timing, so the untouched copy is kept for the recheck. Returns false (with the result filled in) when the candidate failed.
-bool run_trial(Context& c, Candidate& cand, int trial, bool keep, InputSet& set) {
+// untouched copy. Returns false (with the result filled in) when the candidate failed.
+bool run_trial(Context& c, Candidate& cand, int trial, InputSet& set) {
   auto t_step = clock_type::now();
   std::uint64_t seed = fresh_seed();
   c.result.seeds.push_back(seed);
@@ -362,9 +361,7 @@ bool run_trial(Context& c, Candidate& cand, int trial, bool keep, InputSet& set)
   std::vector<py::object> actual = cand.uses_preallocated_outputs() ? set.args.outputs : outcome.outputs;
   set.last_outputs = actual;
 
-  if (!judge_call(c, set.args.inputs, pristine, actual, CallKind::TRIAL, trial)) return false;
-  set.pristine = keep ? pristine : std::vector<py::object>{};
-  return true;
+  return judge_call(c, set.args.inputs, pristine, actual, CallKind::TRIAL, trial);
 }
 
 // Times the eager reference on `inputs_for(rep)` with the candidate's protocol. Throws TaskError
@@ -392,55 +389,91 @@ std::string call_for_timing(Context& c, Candidate& cand, InputSet& set) {
   return "";
 }
 
-// Before every timed call (outside the timed region): fresh values from get_inputs() under a new
-// seed, written into the same buffers (and their untouched copies). A candidate that caches its
-// answer by input pointer, shape, sampled values or call count then returns a stale answer, and
-// the recheck of the last call on each set catches it.
-// The fresh tensors themselves become the untouched copies when they match the buffers' shape,
-// dtype and device (one copy per input per call, not two: this runs inside the exclusive timing
-// phase); only this process holds them.
-void redraw_inputs(Context& c, InputSet& set) {
+// Before every warm-up and timed call (outside the timed region, defended): the outputs poisoned
+// again, and fresh inputs from get_inputs() under a new seed in place of the set's (a candidate
+// that caches its answer by input pointer, shape, sampled values or call count answers stale). An
+// audited call also gets an untouched copy of them, returned; any other call costs no copy.
+std::vector<py::object> redraw_inputs(Context& c, InputSet& set, bool audited) {
+  for (auto& o : set.args.outputs) poison(o);
   std::vector<py::object> fresh = fresh_inputs(c, fresh_seed());
   for (std::size_t i = 0; i < fresh.size() && i < set.args.inputs.size(); ++i) {
-    if (!is_tensor(fresh[i])) continue;
-    py::object& buffer = set.args.inputs[i];
-    buffer.attr("copy_")(fresh[i]);
-    if (i >= set.pristine.size()) continue;
-    const bool same_layout = shape_of(fresh[i]) == shape_of(buffer) && dtype_name(fresh[i]) == dtype_name(buffer) &&
-                             fresh[i].attr("device").equal(buffer.attr("device")) &&
-                             fresh[i].attr("is_contiguous")().cast<bool>();
-    if (same_layout) {
-      set.pristine[i] = fresh[i];
-    } else {
-      set.pristine[i].attr("copy_")(fresh[i]);
-    }
+    if (is_tensor(fresh[i])) set.args.inputs[i] = fresh[i];
   }
+  set.args.input_views = make_views(set.args.inputs);
+  return audited ? clone_all(set.args.inputs) : std::vector<py::object>{};
 }
 
-// After timing: every kept set's last timed call judged like a trial (inputs and parameters
-// unchanged, outputs matching the reference run again on the untouched inputs).
-bool recheck_timed_outputs(Context& c, std::vector<InputSet>& sets) {
+// Which timed calls are audited: each with probability kAuditProbability, from getrandom(), so a
+// candidate cannot tell an audited call from another; at this rate one that cheats on half of 100
+// timed calls is missed with probability 0.9^50 (0.5%). After timing, one more call per set, drawn
+// and run like a timed one, is always audited (the only audit when few calls fit the budget).
+constexpr double kAuditProbability = 0.1;
+
+std::vector<bool> draw_audits(int n_reps) {
+  std::vector<bool> audited(static_cast<std::size_t>(std::max(0, n_reps)));
+  const auto threshold = static_cast<std::uint64_t>(kAuditProbability * static_cast<double>(1ull << 63));
+  for (std::size_t i = 0; i < audited.size(); ++i) audited[i] = fresh_seed() < threshold;
+  return audited;
+}
+
+// Audits one call: inputs and parameters unchanged, outputs matching the reference run on the
+// copy taken before the call (judge_call, "while being timed").
+bool audit_call(Context& c, InputSet& set, const std::vector<py::object>& pristine) {
+  return judge_call(c, set.args.inputs, pristine, set.last_outputs, CallKind::TIMED, -1);
+}
+
+// After timing: one more call per set, prepared and run like a timed call (fresh inputs, poisoned
+// outputs, L2 flush), then audited. Returns false with the result filled in when one fails.
+bool final_audits(Context& c, Candidate& cand, CallTimer& timer, std::vector<InputSet>& sets) {
   for (auto& set : sets) {
-    if (!judge_call(c, set.args.inputs, set.pristine, set.last_outputs, CallKind::TIMED, -1)) return false;
+    std::vector<py::object> pristine = redraw_inputs(c, set, true);
+    std::string err = timer.call_untimed([&] { return call_for_timing(c, cand, set); }, c.req.options);
+    if (!err.empty()) {
+      c.result.status = common::Status::RUNTIME_ERROR;
+      c.result.error.message = "failed while timing: " + err;
+      return false;
+    }
+    if (!audit_call(c, set, pristine)) return false;
+    c.result.isolation["audited_calls"] = c.result.isolation.value("audited_calls", 0) + 1;
   }
   return true;
 }
 
-// Times the candidate over the kept input sets, rechecks the outputs of the timed calls, then
-// times the reference the same way unless the run already measured it.
+// Times the candidate over the sets (rotating), audits timed calls at random and one more call per
+// set after timing, then times the reference the same way unless the run already measured it.
 void timing(Context& c, Candidate& cand, std::vector<InputSet>& sets) {
   auto timer = CallTimer::create(c.cuda, c.stream, c.l2_bytes);
   if (!timer) throw TaskError{"cannot set up the timer: " + timer.error().message};
+  const bool defended = c.req.options.defenses;
+  const std::vector<bool> audited = defended ? draw_audits(c.req.options.max_reps) : std::vector<bool>{};
+  int n_prepared = 0;  // warm-up calls first, then timed ones
+  std::vector<py::object> pristine;
+  bool audit_failed = false;
   auto t0 = clock_type::now();
-  auto times = (*timer)->run([&](int rep) { return call_for_timing(c, cand, sets[rep % sets.size()]); }, c.req.options,
-                             [&](int rep) {
-                               if (!c.req.options.defenses) return;
-                               auto t_step = clock_type::now();
-                               InputSet& set = sets[rep % sets.size()];
-                               for (auto& o : set.args.outputs) poison(o);
-                               redraw_inputs(c, set);
-                               add_step(c.result.phases_ms, "timing.redraw", t_step);
-                             });
+  auto times = (*timer)->run(
+      [&](int rep) { return call_for_timing(c, cand, sets[rep % sets.size()]); }, c.req.options,
+      [&](int rep) {
+        if (!defended) return;
+        auto t_step = clock_type::now();
+        const int timed_rep = n_prepared++ - c.req.options.n_warmup;
+        const bool audit = timed_rep >= 0 && static_cast<std::size_t>(timed_rep) < audited.size() && audited[timed_rep];
+        pristine = redraw_inputs(c, sets[rep % sets.size()], audit);
+        add_step(c.result.phases_ms, "timing.redraw", t_step);
+      },
+      [&](int rep) {
+        if (pristine.empty()) return std::string();
+        auto t_step = clock_type::now();
+        audit_failed = !audit_call(c, sets[rep % sets.size()], pristine);
+        pristine.clear();
+        add_step(c.result.phases_ms, "timing.audits", t_step);
+        if (audit_failed) {
+          c.result.error.message += " (timed call " + std::to_string(rep + 1) + ", audited at random)";
+          return std::string("a timed call failed its audit");
+        }
+        c.result.isolation["audited_calls"] = c.result.isolation.value("audited_calls", 0) + 1;
+        return std::string();
+      });
+  if (audit_failed) return;  // judge_call filled in the result
   if (!times) {
     c.result.status = common::Status::RUNTIME_ERROR;
     c.result.error.message = "failed while timing: " + times.error().message;
@@ -448,7 +481,7 @@ void timing(Context& c, Candidate& cand, std::vector<InputSet>& sets) {
   }
   c.result.phases_ms["timing"] = ms_since(t0);
   auto t_recheck = clock_type::now();
-  bool rechecked = !c.req.options.defenses || recheck_timed_outputs(c, sets);
+  bool rechecked = !defended || final_audits(c, cand, **timer, sets);
   c.result.phases_ms["recheck"] = ms_since(t_recheck);
   if (!rechecked) return;
   c.result.runtime = summarize_ms(*times);
@@ -583,8 +616,7 @@ void evaluate(Context& c) {
   std::vector<InputSet> sets(static_cast<std::size_t>(n_keep));
   for (int trial = 0; trial < c.req.options.n_trials; ++trial) {
     InputSet& set = sets[static_cast<std::size_t>(trial % n_keep)];
-    const bool keep = trial >= c.req.options.n_trials - n_keep;
-    if (!run_trial(c, *loaded.candidate, trial, keep, set)) {
+    if (!run_trial(c, *loaded.candidate, trial, set)) {
       c.result.phases_ms["correctness"] = ms_since(t_check);
       return;
     }

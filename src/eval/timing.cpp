@@ -74,7 +74,8 @@ common::Expected<std::unique_ptr<CallTimer>> CallTimer::create(bool cuda, void* 
 
 common::Expected<std::vector<double>> CallTimer::run(const std::function<std::string(int)>& call,
                                                      const EvalOptions& options,
-                                                     const std::function<void(int)>& prepare) {
+                                                     const std::function<void(int)>& prepare,
+                                                     const std::function<std::string(int)>& after) {
   for (int i = 0; i < options.n_warmup; ++i) {
     if (prepare) prepare(i);
     if (auto err = call(i); !err.empty()) return common::make_error(err);
@@ -94,8 +95,20 @@ common::Expected<std::vector<double>> CallTimer::run(const std::function<std::st
     if (!ms) return ms.error();
     times_ms.push_back(*ms);
     total_ms += *ms;
+    if (after) {
+      if (auto err = after(rep); !err.empty()) return common::make_error(err);
+    }
   }
   return times_ms;
+}
+
+std::string CallTimer::call_untimed(const std::function<std::string()>& call, const EvalOptions& options) {
+  if (options.flush_l2) {
+    if (auto s = flush(); !s) return s.error().message;
+  }
+  if (auto err = call(); !err.empty()) return err;
+  if (auto s = settle(); !s) return s.error().message;
+  return "";
 }
 
 TimingSummary summarize_ms(const std::vector<double>& times_ms) {

@@ -22,11 +22,17 @@ class CallTimer {
 
   // Calls `call(rep)` n_warmup times untimed, then times calls until max_reps, or min_reps and
   // timing_budget_ms. `call` returns an error text ("" = fine); the first error stops timing.
-  // `prepare(rep)`, if given, runs before every call outside the timed region (the candidate's
-  // outputs are poisoned there, so a call that skips work cannot pass the recheck).
+  // `prepare(rep)`, if given, runs before every call (warm-up ones too) outside the timed region
+  // (fresh inputs and poisoned outputs there); `after(rep)`, if given, after every timed call,
+  // outside it (an audit of that call); a non-empty text from it stops timing with that error.
   // Returns the per-call times in milliseconds.
   common::Expected<std::vector<double>> run(const std::function<std::string(int rep)>& call, const EvalOptions& options,
-                                            const std::function<void(int rep)>& prepare = {});
+                                            const std::function<void(int rep)>& prepare = {},
+                                            const std::function<std::string(int rep)>& after = {});
+
+  // One call like a timed one (the cache flushed first when options.flush_l2) but not measured,
+  // then waited for. Returns the call's error text, the device's, or "".
+  std::string call_untimed(const std::function<std::string()>& call, const EvalOptions& options);
 
  protected:
   virtual common::Fallible flush() = 0;
