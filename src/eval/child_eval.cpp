@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 
 #include "common/line_io.hpp"
 #include "eval/candidate.hpp"
@@ -19,6 +20,7 @@
 #include "eval/device_check_kernels.hpp"
 #endif
 #include "eval/gpu.hpp"
+#include "eval/tamper_guard.hpp"
 #include "eval/timing.hpp"
 #include "eval/torch_tensors.hpp"
 #include "sandbox/child_process.hpp"
@@ -118,6 +120,7 @@ struct Context {
   std::vector<task::TensorSpec> output_specs;
   EvalResult result;
   nlohmann::json signature;
+  std::optional<TamperGuard> guard;  // kernelbench: what the candidate's Python must leave alone
 };
 
 struct TaskError {
@@ -273,6 +276,17 @@ OutputCheck checked_outputs(const std::vector<py::object>& actual, const std::ve
 
 enum class CallKind { TRIAL, TIMED };
 
+// True (with the result REJECTED) when a kernelbench candidate changed what TamperGuard watches.
+bool tampered(Context& c) {
+  if (!c.guard) return false;
+  const std::string change = c.guard->first_change();
+  if (change.empty()) return false;
+  c.result.status = common::Status::REJECTED;
+  c.result.error.message = "the candidate changed the interpreter it shares with the reference and the checker: " +
+                           change + " (kernelbench modules may not patch torch, the task or global settings)";
+  return true;
+}
+
 // The verdict on one candidate call: its inputs and the model's parameters exactly as they were,
 // then the reference run on the untouched copy of the inputs and every output compared with the
 // candidate's; the reference's outputs are poisoned right after. Fills in the result (messages
@@ -280,6 +294,7 @@ enum class CallKind { TRIAL, TIMED };
 bool judge_call(Context& c, const std::vector<py::object>& inputs, const std::vector<py::object>& pristine,
                 const std::vector<py::object>& actual, CallKind kind, int trial) {
   const std::string when = kind == CallKind::TIMED ? " while being timed" : "";
+  if (tampered(c)) return false;
   auto wrong = [&](const std::string& message, int index) {
     c.result.status = common::Status::WRONG_OUTPUT;
     c.result.error.message = message;
@@ -600,6 +615,10 @@ void evaluate(Context& c) {
       return;
     }
   }
+  if (c.req.format == common::Format::KERNELBENCH) {
+    c.guard.emplace(c.task.module, c.task.model_class);
+    c.result.isolation["tamper_guard"] = true;
+  }
   restrict_system_calls(c);
   LoadOutcome loaded = c.req.format == common::Format::KERNELBENCH
                            ? load_kernelbench(c.req.artifact, c.req.candidate, c.init_inputs, c.device, c.result.seeds.front())
@@ -610,6 +629,7 @@ void evaluate(Context& c) {
     c.result.error.message = loaded.error;
     return;
   }
+  if (tampered(c)) return;
   c.rep.phase("correctness");
   auto t_check = clock_type::now();
   const int n_keep = std::min(2, std::max(1, c.req.options.n_trials));
@@ -654,7 +674,7 @@ void run_child(const task::TaskModule* task, const ChildRequest& req, int report
       rep.final({{"device_info", info}});
       return;
     }
-    Context c{*task, req, rep, torch, py::none(), false, nullptr, 0, py::none(), py::none(), {}, {}, {}, {}, {}};
+    Context c{*task, req, rep, torch, py::none(), false, nullptr, 0, py::none(), py::none(), {}, {}, {}, {}, {}, {}};
     c.result.device = req.device;
     c.result.phases_ms["device_wait"] = start.device_wait_ms;
     if (start.device_prepare_ms > 0) c.result.phases_ms["device_prepare"] = start.device_prepare_ms;
