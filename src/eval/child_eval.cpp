@@ -20,6 +20,7 @@
 #include "eval/device_check_kernels.hpp"
 #endif
 #include "eval/gpu.hpp"
+#include "eval/op_audit.hpp"
 #include "eval/tamper_guard.hpp"
 #include "eval/timing.hpp"
 #include "eval/torch_tensors.hpp"
@@ -120,7 +121,8 @@ struct Context {
   std::vector<task::TensorSpec> output_specs;
   EvalResult result;
   nlohmann::json signature;
-  std::optional<TamperGuard> guard;  // kernelbench: what the candidate's Python must leave alone
+  std::optional<TamperGuard> guard;      // kernelbench: what the candidate's Python must leave alone
+  std::optional<TorchOpAudit> op_audit;  // kernelbench: which PyTorch operators its calls run
 };
 
 struct TaskError {
@@ -362,7 +364,22 @@ bool run_trial(Context& c, Candidate& cand, int trial, InputSet& set) {
   }
   add_step(c.result.phases_ms, "correctness.draw", t_step);
 
-  CallOutcome outcome = cand.call(set.args, c.stream);
+  CallOutcome outcome;
+  std::vector<std::string> refused;
+  if (c.op_audit) {
+    refused = c.op_audit->refused_ops_during([&] { outcome = cand.call(set.args, c.stream); });
+  } else {
+    outcome = cand.call(set.args, c.stream);
+  }
+  if (!refused.empty()) {
+    std::string names;
+    for (const auto& op : refused) names += (names.empty() ? "" : ", ") + op;
+    c.result.status = common::Status::REJECTED;
+    c.result.error.message = "ModelNew.forward ran PyTorch operators instead of the candidate's own kernels: " + names +
+                             " (kernelbench candidates may use torch only to allocate, view, copy or fill tensors)";
+    c.result.error.trial = trial;
+    return false;
+  }
   if (outcome.error.empty() && c.cuda) {
     if (auto s = gpu::synchronize_and_check(); !s) outcome.error = "CUDA error after the candidate's call: " + s.error().message;
   }
@@ -618,6 +635,15 @@ void evaluate(Context& c) {
   if (c.req.format == common::Format::KERNELBENCH) {
     c.guard.emplace(c.task.module, c.task.model_class);
     c.result.isolation["tamper_guard"] = true;
+    if (c.req.options.torch_op_audit) {
+      auto audit = TorchOpAudit::create();
+      c.result.isolation["torch_op_audit"] = static_cast<bool>(audit);
+      if (audit) {
+        c.op_audit.emplace(std::move(*audit));
+      } else {
+        c.result.isolation["torch_op_audit_error"] = audit.error().message;
+      }
+    }
   }
   restrict_system_calls(c);
   LoadOutcome loaded = c.req.format == common::Format::KERNELBENCH
@@ -674,7 +700,7 @@ void run_child(const task::TaskModule* task, const ChildRequest& req, int report
       rep.final({{"device_info", info}});
       return;
     }
-    Context c{*task, req, rep, torch, py::none(), false, nullptr, 0, py::none(), py::none(), {}, {}, {}, {}, {}, {}};
+    Context c{*task, req, rep, torch, py::none(), false, nullptr, 0, py::none(), py::none(), {}, {}, {}, {}, {}, {}, {}};
     c.result.device = req.device;
     c.result.phases_ms["device_wait"] = start.device_wait_ms;
     if (start.device_prepare_ms > 0) c.result.phases_ms["device_prepare"] = start.device_prepare_ms;

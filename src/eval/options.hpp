@@ -20,6 +20,9 @@ struct EvalOptions {
   double timing_budget_ms = 1000;  // stop adding timed calls once this much time was measured (after min_reps)
   bool flush_l2 = true;            // flush L2 (or the CPU's last-level cache) before every timed call
   bool allow_tf32 = false;         // TF32 for the reference's matmuls and convolutions
+  bool torch_op_audit = true;      // kernelbench: a trial whose ModelNew call runs PyTorch operators
+                                   // beyond allocating, viewing, copying and filling is REJECTED
+                                   // (eval/op_audit.hpp)
   double timeout_setup_s = 120;    // child start, reference model build, signature run
   double timeout_load_s = 60;      // loading the candidate (dlopen / import of a kernelbench module)
   double timeout_correctness_s = 30;  // all correctness trials together
@@ -32,7 +35,7 @@ struct EvalOptions {
 };
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EvalOptions, device, n_trials, atol, rtol, time_kernels, n_warmup,
-                                                min_reps, max_reps, timing_budget_ms, flush_l2, allow_tf32,
+                                                min_reps, max_reps, timing_budget_ms, flush_l2, allow_tf32, torch_op_audit,
                                                 timeout_setup_s, timeout_load_s, timeout_correctness_s,
                                                 timeout_timing_s, defenses)
 

@@ -66,6 +66,9 @@ void add_engine_options(CLI::App* cmd, eval::EngineConfig& config) {
       ->capture_default_str();
   cmd->add_flag("!--no-timing", o.time_kernels, "check correctness only");
   cmd->add_flag("--allow-tf32", o.allow_tf32, "let the reference use TF32 matmuls and convolutions");
+  cmd->add_flag("--allow-torch-ops{false}", o.torch_op_audit,
+                "kernelbench: let ModelNew compute with PyTorch operators (by default a trial that runs any beyond "
+                "allocating, viewing, copying and filling is REJECTED)");
   cmd->add_option("--timeout-correctness-s", o.timeout_correctness_s, "wall-time limit of the correctness phase")
       ->capture_default_str();
   cmd->add_option("--timeout-timing-s", o.timeout_timing_s, "wall-time limit of each timing phase")

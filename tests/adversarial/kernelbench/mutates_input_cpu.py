@@ -1,6 +1,8 @@
-# expect: WRONG_OUTPUT
+# expect: REJECTED
 # Adversarial (kernelbench, CPU): computes the softmax in place in its input and returns the input
-# (no allocation, so faster), overwriting a read-only input. Caught by the byte-for-byte input check.
+# (no allocation, so faster), overwriting a read-only input. Caught by the PyTorch operator audit
+# (it computes with torch operators); with --allow-torch-ops, by the byte-for-byte input check
+# (WRONG_OUTPUT; the host corpus's mutates_input.cpp tests that without the audit).
 import torch
 import torch.nn as nn
 

@@ -1,6 +1,7 @@
-# expect: OK (known gap: see adversarial.json and README.md)
+# expect: REJECTED
 # Adversarial (kernelbench, CPU): no custom kernel at all; forward is the same PyTorch call as the
-# reference, so any "speedup" is noise.
+# reference, so any "speedup" is noise. Caught by the PyTorch operator audit (eval/op_audit.hpp):
+# aten::_softmax is not among what a candidate may call.
 import torch
 import torch.nn as nn
 

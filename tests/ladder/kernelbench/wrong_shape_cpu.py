@@ -1,5 +1,6 @@
 # expect: WRONG_OUTPUT
-# Ladder (kernelbench, CPU): returns the softmax of x.t(), shape (COLS, ROWS) instead of (ROWS, COLS).
+# Ladder (kernelbench, CPU): returns a (COLS, ROWS) tensor instead of (ROWS, COLS) (x transposed,
+# made contiguous: only operators a kernelbench candidate may call, so the shape is what fails).
 import torch
 import torch.nn as nn
 
@@ -9,4 +10,4 @@ class ModelNew(nn.Module):
         super().__init__()
 
     def forward(self, x):
-        return torch.softmax(x.t(), dim=1)  # BUG: transposed, wrong shape
+        return x.t().contiguous()  # BUG: transposed, wrong shape
