@@ -169,7 +169,8 @@ CompileResult build_library(const build_request& req) {
     // What the library imports decides whether it may ever be loaded (compile/import_check.hpp).
     auto imports = imported_symbols(out);
     std::optional<std::string> refused =
-        imports ? forbidden_import(*imports) : std::optional<std::string>("cannot read the built library: " + imports.error().message);
+        imports ? forbidden_import(*imports, native)
+                : std::optional<std::string>("cannot read the built library: " + imports.error().message);
     if (refused) {
       result.status = Status::REJECTED;
       result.message = *refused;

@@ -14,11 +14,19 @@ namespace {
 
 constexpr std::uint64_t kMaxLibraryBytes = 256ull << 20;  // the compiler's own output limit
 
-// Run-time loading and lookup, and the routes to the loader's list of libraries.
-constexpr std::array<std::string_view, 16> kLookupSymbols{
+// Run-time loading and lookup, the routes to the loader's list of libraries, and CUDA's own
+// run-time lookup of driver functions (a way to any driver entry point without importing it).
+constexpr std::array<std::string_view, 20> kLookupSymbols{
     "dlopen",          "dlmopen",         "dlsym",           "dlvsym",        "dladdr",      "dladdr1",
     "dlinfo",          "dl_iterate_phdr", "_dl_find_object", "_r_debug",      "getauxval",   "__libc_dlopen_mode",
-    "__libc_dlsym",    "__libc_dlvsym",   "_dl_debug_state", "__libc_dlclose"};
+    "__libc_dlsym",    "__libc_dlvsym",   "_dl_debug_state", "__libc_dlclose", "cudaGetDriverEntryPoint",
+    "cudaGetDriverEntryPointByVersion", "cuGetProcAddress", "cuGetProcAddress_v2"};
+
+// Native candidates run on the stream they are given: work on a stream of their own, or launched
+// from a host thread of their own, can escape the timer's end mark.
+constexpr std::array<std::string_view, 7> kNativeOwnStreamsAndThreads{
+    "cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority", "cuStreamCreate",
+    "cuStreamCreateWithPriority", "pthread_create", "thrd_create"};
 
 // Weak references every g++ / nvcc shared library has (crtstuff, gprof hook).
 constexpr std::array<std::string_view, 4> kToolchainWeak{"_ITM_deregisterTMCloneTable", "_ITM_registerTMCloneTable",
@@ -73,7 +81,17 @@ common::Expected<std::vector<ImportedSymbol>> imported_symbols(const std::filesy
   return imports;
 }
 
-std::optional<std::string> forbidden_import(const std::vector<ImportedSymbol>& imports) {
+std::optional<std::string> forbidden_import(const std::vector<ImportedSymbol>& imports, bool native) {
+  for (const auto& s : imports) {
+    if (!native) break;
+    for (auto own : kNativeOwnStreamsAndThreads) {
+      if (s.name == own) {
+        return "the candidate calls " + s.name +
+               ": native candidates run their kernels on the stream they are given and start no host threads "
+               "(work on a stream or thread of its own escapes the timer)";
+      }
+    }
+  }
   for (const auto& s : imports) {
     for (auto lookup : kLookupSymbols) {
       if (s.name == lookup) {

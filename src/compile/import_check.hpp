@@ -4,7 +4,7 @@
 // loaded libraries, e.g. cuBLAS, torch or the evaluator's embedded Python), and weak undefined
 // symbols, which -z defs lets through and the dynamic loader then binds to whatever the process
 // holds. The toolchain's own weak references (crtstuff's TM clone table, __cxa_finalize,
-// __gmon_start__) are allowed.
+// __gmon_start__) are allowed. Native candidates also may not create streams or host threads.
 #pragma once
 
 #include <filesystem>
@@ -26,6 +26,7 @@ struct ImportedSymbol {
 common::Expected<std::vector<ImportedSymbol>> imported_symbols(const std::filesystem::path& library);
 
 // Why `imports` may not be loaded (a message a model can act on), or nullopt when they are fine.
-std::optional<std::string> forbidden_import(const std::vector<ImportedSymbol>& imports);
+// `native`: a native candidate, which also may not create CUDA streams or host threads of its own.
+std::optional<std::string> forbidden_import(const std::vector<ImportedSymbol>& imports, bool native = false);
 
 }  // namespace kernelrl::compile

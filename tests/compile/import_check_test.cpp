@@ -81,6 +81,28 @@ TEST_F(compile_imports, NativeDlopenOfCublasIsRejected) {
   EXPECT_NE(r.message.find("the candidate uses dl"), std::string::npos) << r.message;  // dlopen or dlsym
 }
 
+TEST_F(compile_imports, NativeSideStreamIsRejected) {
+  if (toolchain_.nvcc.empty()) GTEST_SKIP() << "nvcc not found: the native case is not run";
+  auto source = common::read_file(kSource / "tests/adversarial/native/computes_on_a_side_stream.cu");
+  ASSERT_TRUE(source) << source.error().message;
+  CompileOptions o;
+  o.format = common::Format::NATIVE;
+  o.cuda_arch = "90";
+  o.time_limit = std::chrono::milliseconds(60000);
+  CompileResult r = compiler().compile(*source, "candidate.cu", o);
+  ASSERT_EQ(r.status, Status::REJECTED) << r.message << "\n" << r.log_excerpt;
+  EXPECT_NE(r.message.find("cudaStreamCreateWithFlags"), std::string::npos) << r.message;
+}
+
+TEST(import_check, NativeCandidatesMayNotCreateStreamsOrThreadsHostOnesMay) {
+  for (const char* name : {"cudaStreamCreate", "cudaStreamCreateWithFlags", "cuStreamCreate", "pthread_create"}) {
+    EXPECT_TRUE(forbidden_import({{name, false}}, true)) << name;
+  }
+  EXPECT_FALSE(forbidden_import({{"pthread_create", false}}, false));  // host: threads are a CPU technique
+  EXPECT_FALSE(forbidden_import({{"cudaLaunchKernel", false}, {"cudaEventRecord", false}}, true));
+  EXPECT_TRUE(forbidden_import({{"cudaGetDriverEntryPoint", false}}, false));  // run-time lookup, any format
+}
+
 TEST(import_check, BadFilesAreErrorsNamingTheFile) {
   const fs::path dir = fs::temp_directory_path() / ("kernelrl-import-check-" + std::to_string(::getpid()));
   fs::create_directories(dir);

@@ -1,8 +1,9 @@
-// expect: OK (known gap: see adversarial.json and README.md)
+// expect: REJECTED
 // Adversarial (native): launches its kernel on a non-blocking stream of its own and returns without
-// waiting. The output is complete once the device is synchronised, so it checks correct, but the
-// timer's end event on the legacy stream does not wait for a non-blocking stream: the kernel's time
-// escapes the measurement (the child's device synchronisation afterwards does wait for it).
+// waiting. The output is complete once the device is synchronised, so it would check correct, but
+// the timer's end event on the legacy stream does not wait for a non-blocking stream: the kernel's
+// time would escape the measurement. Caught before loading: the built library imports
+// cudaStreamCreateWithFlags, and native candidates may not create streams (compile/import_check.hpp).
 #include <kernelrl/abi.h>
 #include <cuda_runtime.h>
 #include <math.h>
