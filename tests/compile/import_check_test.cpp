@@ -68,28 +68,30 @@ TEST_F(compile_imports, TheAdversarialPythonPatcherIsRejected) {
   EXPECT_NE(r.message.find("dlsym"), std::string::npos) << r.message;
 }
 
-TEST_F(compile_imports, NativeDlopenOfCublasIsRejected) {
-  if (toolchain_.nvcc.empty()) GTEST_SKIP() << "nvcc not found: the native case is not run";
-  auto source = common::read_file(kSource / "tests/adversarial/native/dlopens_cublas.cu");
-  ASSERT_TRUE(source) << source.error().message;
+// Builds a native candidate of the adversarial corpus for sm_90 (nvcc needs no GPU).
+CompileResult build_native(Compiler compiler, const std::string& corpus_file) {
+  auto source = common::read_file(kSource / "tests/adversarial/native" / corpus_file);
+  if (!source) {
+    ADD_FAILURE() << source.error().message;
+    return {};
+  }
   CompileOptions o;
   o.format = common::Format::NATIVE;
   o.cuda_arch = "90";
   o.time_limit = std::chrono::milliseconds(60000);
-  CompileResult r = compiler().compile(*source, "candidate.cu", o);
+  return compiler.compile(*source, "candidate.cu", o);
+}
+
+TEST_F(compile_imports, NativeDlopenOfCublasIsRejected) {
+  if (toolchain_.nvcc.empty()) GTEST_SKIP() << "nvcc not found: the native case is not run";
+  CompileResult r = build_native(compiler(), "dlopens_cublas.cu");
   ASSERT_EQ(r.status, Status::REJECTED) << r.message << "\n" << r.log_excerpt;
   EXPECT_NE(r.message.find("the candidate uses dl"), std::string::npos) << r.message;  // dlopen or dlsym
 }
 
 TEST_F(compile_imports, NativeSideStreamIsRejected) {
   if (toolchain_.nvcc.empty()) GTEST_SKIP() << "nvcc not found: the native case is not run";
-  auto source = common::read_file(kSource / "tests/adversarial/native/computes_on_a_side_stream.cu");
-  ASSERT_TRUE(source) << source.error().message;
-  CompileOptions o;
-  o.format = common::Format::NATIVE;
-  o.cuda_arch = "90";
-  o.time_limit = std::chrono::milliseconds(60000);
-  CompileResult r = compiler().compile(*source, "candidate.cu", o);
+  CompileResult r = build_native(compiler(), "computes_on_a_side_stream.cu");
   ASSERT_EQ(r.status, Status::REJECTED) << r.message << "\n" << r.log_excerpt;
   EXPECT_NE(r.message.find("cudaStreamCreateWithFlags"), std::string::npos) << r.message;
 }
