@@ -20,6 +20,7 @@
 #include "compile/build.hpp"
 #include "compile/cache.hpp"
 #include "compile/diagnostics.hpp"
+#include "compile/import_check.hpp"
 
 namespace kernelrl::compile::detail {
 
@@ -98,6 +99,22 @@ bool environment_failure(const std::string& output) {
          output.find("CUDA_HOME environment variable is not set") != std::string::npos;
 }
 
+// Why an extension the build produced may not be loaded (compile/import_check.hpp), naming it, or
+// nullopt; an unreadable library is refused too.
+std::optional<std::string> refused_extension(const fs::path& extensions, const std::string& display_name) {
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(extensions, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (!it->is_regular_file(ec) || it->path().extension() != ".so") continue;
+    auto imports = imported_symbols(it->path());
+    if (!imports) return display_name + ": cannot read the built extension: " + imports.error().message;
+    if (auto refused = forbidden_extension_import(*imports)) {
+      return display_name + ": extension " + it->path().filename().string() + ": " + *refused;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 CompileResult build_kernelbench(const build_request& req) {
@@ -159,6 +176,13 @@ CompileResult build_kernelbench(const build_request& req) {
       result.log_excerpt = trim_diagnostics(run->output, "", req.display_name, 5, 1200) + "\n" + last_chars(tail, 800);
     }
     if (environment_failure(run->output)) outcome.cacheable = false;
+  }
+  if (result.status == Status::OK) {
+    if (auto refused = refused_extension(extensions, req.display_name)) {
+      result.status = Status::REJECTED;
+      result.message = *refused;
+      result.log_excerpt = *refused;
+    }
   }
   if (result.status == Status::OK) result.artifact = req.entry;
   result.t_compile_ms = ms_since(start);

@@ -22,11 +22,17 @@ constexpr std::array<std::string_view, 20> kLookupSymbols{
     "__libc_dlsym",    "__libc_dlvsym",   "_dl_debug_state", "__libc_dlclose", "cudaGetDriverEntryPoint",
     "cudaGetDriverEntryPointByVersion", "cuGetProcAddress", "cuGetProcAddress_v2"};
 
-// Native candidates run on the stream they are given: work on a stream of their own, or launched
-// from a host thread of their own, can escape the timer's end mark.
-constexpr std::array<std::string_view, 7> kNativeOwnStreamsAndThreads{
-    "cudaStreamCreate", "cudaStreamCreateWithFlags", "cudaStreamCreateWithPriority", "cuStreamCreate",
-    "cuStreamCreateWithPriority", "pthread_create", "thrd_create"};
+// Candidates run on the stream they are given: work on a stream of their own can escape the
+// timer's end mark.
+constexpr std::array<std::string_view, 5> kOwnStreams{"cudaStreamCreate", "cudaStreamCreateWithFlags",
+                                                      "cudaStreamCreateWithPriority", "cuStreamCreate",
+                                                      "cuStreamCreateWithPriority"};
+
+// Native candidates start no host threads either (a kernel launched from one after the call
+// returns escapes the timer; a GPU candidate has no use for them). std::thread, std::jthread and
+// std::async start theirs in libstdc++ (std::thread::_M_start_thread, any overload).
+constexpr std::array<std::string_view, 2> kOwnThreads{"pthread_create", "thrd_create"};
+constexpr std::string_view kStdThreadStartPrefix = "_ZNSt6thread15_M_start_thread";
 
 // Weak references every g++ / nvcc shared library has (crtstuff, gprof hook).
 constexpr std::array<std::string_view, 4> kToolchainWeak{"_ITM_deregisterTMCloneTable", "_ITM_registerTMCloneTable",
@@ -81,26 +87,49 @@ common::Expected<std::vector<ImportedSymbol>> imported_symbols(const std::filesy
   return imports;
 }
 
+namespace {
+
+// The first import named in `names`, or nullopt.
+template <std::size_t N>
+std::optional<std::string> first_named(const std::vector<ImportedSymbol>& imports,
+                                       const std::array<std::string_view, N>& names) {
+  for (const auto& s : imports) {
+    for (auto name : names) {
+      if (s.name == name) return s.name;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string own_streams_message(const std::string& name) {
+  return "the candidate calls " + name +
+         ": candidates run their kernels on the stream they are given (work on a stream of its own escapes the "
+         "timer)";
+}
+
+std::string own_threads_message(const std::string& name) {
+  return "the candidate calls " + name +
+         ": native candidates start no host threads (a kernel launched from one after the call returns escapes "
+         "the timer)";
+}
+
+std::string lookup_message(const std::string& name) {
+  return "the candidate uses " + name +
+         ": loading libraries or looking up symbols at run time is not allowed (cuBLAS, cuDNN, torch and the "
+         "evaluator's own code are off limits; write the kernels)";
+}
+
+}  // namespace
+
 std::optional<std::string> forbidden_import(const std::vector<ImportedSymbol>& imports, bool native) {
-  for (const auto& s : imports) {
-    if (!native) break;
-    for (auto own : kNativeOwnStreamsAndThreads) {
-      if (s.name == own) {
-        return "the candidate calls " + s.name +
-               ": native candidates run their kernels on the stream they are given and start no host threads "
-               "(work on a stream or thread of its own escapes the timer)";
-      }
+  if (native) {
+    if (auto name = first_named(imports, kOwnStreams)) return own_streams_message(*name);
+    if (auto name = first_named(imports, kOwnThreads)) return own_threads_message(*name);
+    for (const auto& s : imports) {
+      if (s.name.rfind(kStdThreadStartPrefix, 0) == 0) return own_threads_message("std::thread (" + s.name + ")");
     }
   }
-  for (const auto& s : imports) {
-    for (auto lookup : kLookupSymbols) {
-      if (s.name == lookup) {
-        return "the candidate uses " + s.name +
-               ": loading libraries or looking up symbols at run time is not allowed (cuBLAS, cuDNN, torch and "
-               "the evaluator's own code are off limits; write the kernels)";
-      }
-    }
-  }
+  if (auto name = first_named(imports, kLookupSymbols)) return lookup_message(*name);
   for (const auto& s : imports) {
     if (!s.weak) continue;
     bool toolchain = false;
@@ -111,6 +140,12 @@ std::optional<std::string> forbidden_import(const std::vector<ImportedSymbol>& i
              "links (a weak reference would bind to whatever the evaluating process has loaded)";
     }
   }
+  return std::nullopt;
+}
+
+std::optional<std::string> forbidden_extension_import(const std::vector<ImportedSymbol>& imports) {
+  if (auto name = first_named(imports, kOwnStreams)) return own_streams_message(*name);
+  if (auto name = first_named(imports, kLookupSymbols)) return lookup_message(*name);
   return std::nullopt;
 }
 

@@ -29,4 +29,10 @@ common::Expected<std::vector<ImportedSymbol>> imported_symbols(const std::filesy
 // `native`: a native candidate, which also may not create CUDA streams or host threads of its own.
 std::optional<std::string> forbidden_import(const std::vector<ImportedSymbol>& imports, bool native = false);
 
+// The same for an extension a kernelbench candidate built with torch (load_inline): built against
+// the process's torch and Python, so unresolved and weak symbols are normal there; run-time lookup
+// and CUDA streams of its own are refused (host threads are not: on the CPU they are a technique,
+// as for host candidates).
+std::optional<std::string> forbidden_extension_import(const std::vector<ImportedSymbol>& imports);
+
 }  // namespace kernelrl::compile

@@ -119,6 +119,30 @@ std::optional<PythonRuleBreak> find_reference_use(std::string_view code) {
   return std::nullopt;
 }
 
+// Work outside the calling thread and the current stream, which the timer's end mark would not
+// wait for: the thread and process modules anywhere in the code, and torch's own streams.
+std::optional<PythonRuleBreak> find_concurrency(std::string_view code) {
+  for (std::string_view module : {"threading", "_thread", "multiprocessing", "concurrent"}) {
+    if (auto end = find_word(code, module, 0); end != std::string_view::npos) {
+      return PythonRuleBreak{line_of(code, end - module.size()),
+                             "`" + std::string(module) +
+                                 "` is used: ModelNew runs in the calling thread, with no threads or processes of its "
+                                 "own (work left running there escapes the timer)"};
+    }
+  }
+  for (std::string_view name : {"Stream", "stream", "ExternalStream", "set_stream"}) {
+    for (std::size_t end = find_word(code, name, 0); end != std::string_view::npos; end = find_word(code, name, end)) {
+      const std::size_t start = end - name.size();
+      if (start == 0 || code[start - 1] != '.' || word_before(code, start - 1) != "cuda") continue;
+      return PythonRuleBreak{line_of(code, start),
+                             "torch.cuda." + std::string(name) +
+                                 " is used: ModelNew launches on the current stream only (work on a stream of its own "
+                                 "escapes the timer)"};
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string blank_python_literals(std::string_view s) {
@@ -157,7 +181,8 @@ std::optional<PythonRuleBreak> kernelbench_rule_break(std::string_view source) {
   const std::string code = blank_python_literals(source);
   if (auto b = find_try(code)) return b;
   if (auto b = find_inherited_reference(code)) return b;
-  return find_reference_use(code);
+  if (auto b = find_reference_use(code)) return b;
+  return find_concurrency(code);
 }
 
 }  // namespace kernelrl::compile::detail

@@ -1,6 +1,7 @@
 // Static format rules for kernelbench candidates (Python), the ones published kernel-RL work uses
 // against reward hacking: no try/except (a fallback path around the custom kernel) and no use of
-// the task's reference class (inheriting it, instantiating it, calling its methods). They read
+// the task's reference class (inheriting it, instantiating it, calling its methods); and, like
+// native candidates, no threads, processes or CUDA streams of their own. They read
 // the code outside string literals and comments, so CUDA sources inside load_inline strings never
 // trip them. Private to the compile subsystem.
 #pragma once

@@ -103,6 +103,17 @@ TEST(import_check, NativeCandidatesMayNotCreateStreamsOrThreadsHostOnesMay) {
   EXPECT_FALSE(forbidden_import({{"pthread_create", false}}, false));  // host: threads are a CPU technique
   EXPECT_FALSE(forbidden_import({{"cudaLaunchKernel", false}, {"cudaEventRecord", false}}, true));
   EXPECT_TRUE(forbidden_import({{"cudaGetDriverEntryPoint", false}}, false));  // run-time lookup, any format
+  // std::thread starts its thread inside libstdc++: the candidate imports _M_start_thread.
+  EXPECT_TRUE(forbidden_import(
+      {{"_ZNSt6thread15_M_start_threadESt10unique_ptrINS_6_StateESt14default_deleteIS1_EEPFvvE", false}}, true));
+}
+
+TEST(import_check, KernelbenchExtensionsMayNotCreateStreamsOrLookUpSymbols) {
+  // Built by torch against the process: unresolved Python/torch symbols and weak ones are normal.
+  EXPECT_FALSE(forbidden_extension_import({{"PyObject_GetAttr", false}, {"__cxa_pure_virtual", true},
+                                           {"_ZNSt6thread6detachEv", false}, {"pthread_create", false}}));
+  EXPECT_TRUE(forbidden_extension_import({{"cudaStreamCreateWithFlags", false}}));
+  EXPECT_TRUE(forbidden_extension_import({{"dlsym", false}}));
 }
 
 TEST(import_check, BadFilesAreErrorsNamingTheFile) {

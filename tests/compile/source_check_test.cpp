@@ -198,6 +198,30 @@ TEST(compile_check_source, KernelbenchRejectsFallbacksAndTheReferenceClass) {
   ok(model_new + "        return self.telemetry(x) if isinstance(x, Model) else x\n");
 }
 
+// No threads, processes or CUDA streams of its own: the timer's end mark would not wait for them.
+TEST(compile_check_source, KernelbenchRejectsThreadsProcessesAndStreams) {
+  const std::string head = "import torch\nimport torch.nn as nn\n";
+  const std::string model_new = "class ModelNew(nn.Module):\n    def forward(self, x):\n";
+  auto status_of = [&](const std::string& body) { return check_source(head + body, Format::KERNELBENCH, "c.py"); };
+  for (const std::string& body : {"import threading\n" + model_new + "        return x\n",
+                                  "from concurrent.futures import ThreadPoolExecutor\n" + model_new + "        return x\n",
+                                  "import multiprocessing as mp\n" + model_new + "        return x\n",
+                                  model_new + "        s = torch.cuda.Stream()\n        return x\n",
+                                  model_new + "        with torch.cuda.stream(self.s):\n            return x\n"}) {
+    auto r = status_of(body);
+    EXPECT_EQ(r.status, Status::REJECTED) << body;
+    EXPECT_TRUE(r.message.find("thread") != std::string::npos || r.message.find("stream") != std::string::npos)
+        << r.message;
+  }
+  auto streams = status_of(model_new + "        s = torch.cuda.Stream()\n        return x\n");
+  EXPECT_NE(streams.message.find("c.py:5:"), std::string::npos) << streams.message;
+  // The current stream, and the words inside strings and comments, are fine.
+  EXPECT_EQ(status_of(model_new + "        s = torch.cuda.current_stream()  # not threading\n        return x\n").status,
+            Status::OK);
+  EXPECT_EQ(status_of("src = 'cudaStream_t stream; threading'\n" + model_new + "        return ext.f(x, stream=0)\n").status,
+            Status::OK);
+}
+
 TEST(compile_python_scan, BlanksStringsAndCommentsKeepingLines) {
   EXPECT_EQ(detail::blank_python_literals("a = 'x#y' # c\nb = \"\"\"p\nq\"\"\" + f\"{z}\""),
             "a = '   '    \nb = \"\"\" \n \"\"\" + f\"   \"");
