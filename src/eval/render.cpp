@@ -45,7 +45,9 @@ std::string render_result(const EvalResult& r) {
   if (!r.error.compile_log.empty()) s << "compiler output:\n" << r.error.compile_log << "\n";
   if (!r.error.stderr_tail.empty()) s << "candidate output (tail):\n" << r.error.stderr_tail << "\n";
   s << "phases_ms ";
-  for (const auto& [k, v] : r.phases_ms) s << " " << k << "=" << fixed(v, 1);
+  for (const auto& [k, v] : r.phases_ms) {
+    if (k.find('.') == std::string::npos) s << " " << k << "=" << fixed(v, 1);  // steps inside phases: --json
+  }
   s << (r.cache_hit ? "  (compile cache hit)" : "") << "\n";
   return s.str();
 }
