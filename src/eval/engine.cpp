@@ -57,8 +57,9 @@ common::Expected<std::unique_ptr<Engine>> Engine::create(EngineConfig config) {
   auto lock_dir = common::make_temp_dir(fs::temp_directory_path(), "kernelrl-device-lock-");
   if (!lock_dir) return lock_dir.error();
   e->device_lock_dir_ = *lock_dir;
-  const std::vector<std::string> worker_args{"--device-lock", lock_dir->string(), "--cuda-connections",
-                                             std::to_string(config.cuda_max_connections)};
+  const std::vector<std::string> worker_args{"--device-lock",       lock_dir->string(),
+                                             "--cuda-connections",  std::to_string(config.cuda_max_connections),
+                                             "--warm-children",     std::to_string(config.warm_children)};
   auto first = sandbox::WorkerClient::spawn(config.worker_binary, worker_args);
   if (!first) return first.error();
   e->workers_.push_back(std::move(*first));
@@ -233,7 +234,7 @@ common::Expected<EvalResult> Engine::run_in_worker(const EvalJob& job, const Pre
     auto it = ref_timings_.find(ref_key);
     if (config_.reuse_ref_timing && it != ref_timings_.end()) child.cached_ref = it->second;
   }
-  auto reply = lease_worker()->request({{"task", fs::absolute(job.task).string()}, {"child", child}, {"warm_children", config_.warm_children}});
+  auto reply = lease_worker()->request({{"task", fs::absolute(job.task).string()}, {"child", child}});
   if (!reply) return reply.error();
   if (reply->contains("error")) return common::make_error((*reply)["error"].get<std::string>());
   const nlohmann::json& outcome = (*reply)["outcome"];
@@ -407,7 +408,7 @@ common::Expected<TaskInfo> Engine::task_info(const fs::path& task) {
   child.op = "task_info";
   child.options = config_.options;
   child.device = device_;
-  auto reply = lease_worker()->request({{"task", fs::absolute(task).string()}, {"child", child}, {"warm_children", config_.warm_children}});
+  auto reply = lease_worker()->request({{"task", fs::absolute(task).string()}, {"child", child}});
   if (!reply) return reply.error();
   if (reply->contains("error")) return common::make_error((*reply)["error"].get<std::string>());
   if (!reply->contains("record")) {

@@ -73,13 +73,15 @@ nlohmann::json outcome_json(const sandbox::ChildOutcome& o) {
 
 // Serves requests one at a time, each in a fresh child. When a request arrives it goes to the
 // oldest child forked ahead of time ("warm", which has created its CUDA context meanwhile) over
-// that child's own pipe, and warm children are forked at once up to the request's
-// "warm_children" (1 by default): creating a context takes longer than evaluating a small kernel.
+// that child's own pipe, and warm children are forked at once up to `n_warm` (WorkerSettings::
+// warm_children): creating a context takes longer than evaluating a small kernel.
 // The worker holds the device lock for its child, in the mode the child's current phase needs.
 class Server {
  public:
-  Server(std::filesystem::path scratch_root, std::optional<sandbox::DeviceLock> device_lock)
-      : scratch_root_(std::move(scratch_root)), device_lock_(std::move(device_lock)) {}
+  Server(std::filesystem::path scratch_root, std::optional<sandbox::DeviceLock> device_lock, std::size_t n_warm)
+      : scratch_root_(std::move(scratch_root)),
+        device_lock_(std::move(device_lock)),
+        n_warm_(std::clamp<std::size_t>(n_warm, 1, kMaxWarmChildren)) {}
   ~Server() { drop_warm(); }
 
   nlohmann::json serve(const nlohmann::json& request) {
@@ -113,8 +115,7 @@ class Server {
     }
     // The next children create their CUDA contexts while this one runs.
     if (child.op != "device_info") {
-      const std::size_t n_warm = std::clamp<std::size_t>(request.value("warm_children", 1u), 1, kMaxWarmChildren);
-      while (warm_.size() < n_warm) spawn_warm(child.device);
+      while (warm_.size() < n_warm_) spawn_warm(child.device);
     }
     double lock_wait_ms = 0;  // the child held at a phase boundary while other workers' children use the device
     sandbox::ChildOutcome outcome = sandbox::watch_child(
@@ -190,32 +191,36 @@ class Server {
 
   std::filesystem::path scratch_root_;
   std::optional<sandbox::DeviceLock> device_lock_;  // shared with the engine's other workers
+  std::size_t n_warm_;                              // warm children kept
   TaskCache tasks_;
   std::deque<Child> warm_;  // forked ahead of the next requests, oldest first
 };
 
 }  // namespace
 
-int worker_main(int in_fd, int out_fd, const std::string& device_lock_dir, unsigned cuda_max_connections) {
+int worker_main(int in_fd, int out_fd, const WorkerSettings& settings) {
   // Stray prints from tasks go to stderr, never into the reply pipe; a dead child's pipe must
   // not kill the worker.
   ::dup2(STDERR_FILENO, STDOUT_FILENO);
   ::signal(SIGPIPE, SIG_IGN);
   // Read by CUDA when a child creates its context (the worker never does).
-  if (cuda_max_connections > 0) ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", std::to_string(cuda_max_connections).c_str(), 0);
+  if (settings.cuda_max_connections > 0) {
+    ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", std::to_string(settings.cuda_max_connections).c_str(), 0);
+  }
   auto started = task::start_python();
   auto scratch_root = common::make_temp_dir(std::filesystem::temp_directory_path(), "kernelrl-worker-");
   {
     std::optional<sandbox::DeviceLock> device_lock;
-    if (!device_lock_dir.empty()) {
-      auto opened = sandbox::DeviceLock::open(device_lock_dir);
+    if (!settings.device_lock_dir.empty()) {
+      auto opened = sandbox::DeviceLock::open(settings.device_lock_dir);
       if (!opened) {
         std::fprintf(stderr, "kernelrl worker: %s\n", opened.error().message.c_str());
         return 1;
       }
       device_lock = std::move(*opened);
     }
-    Server server(scratch_root ? *scratch_root : std::filesystem::path(), std::move(device_lock));
+    Server server(scratch_root ? *scratch_root : std::filesystem::path(), std::move(device_lock),
+                  settings.warm_children);
     std::string buffer, line;
     while (common::read_line(in_fd, buffer, line)) {
       auto request = nlohmann::json::parse(line, nullptr, false);

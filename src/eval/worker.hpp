@@ -7,13 +7,21 @@
 
 namespace kernelrl::eval {
 
+// How a worker runs its children; the same for all its requests (`kernelrl worker` flags).
+struct WorkerSettings {
+  // The folder of the sandbox::DeviceLock shared by the engine's workers (its children share the
+  // device in setup and correctness and hold it alone while timed); empty: none.
+  std::string device_lock_dir;
+  // CUDA_DEVICE_MAX_CONNECTIONS for the children (hardware work queues per CUDA context) unless the
+  // environment already sets it; 0 leaves CUDA's default (8).
+  unsigned cuda_max_connections = 0;
+  // Children forked ahead of the next requests (each creates its CUDA context meanwhile); 1-4.
+  unsigned warm_children = 1;
+};
+
 // Serves requests from in_fd until it closes; replies on out_fd. Returns the process exit code.
-// `device_lock_dir`: the folder of the sandbox::DeviceLock shared by the engine's workers (its
-// children share the device in setup and correctness and hold it alone while timed); empty: none.
-// `cuda_max_connections`: CUDA_DEVICE_MAX_CONNECTIONS for the children (hardware work queues per
-// CUDA context) unless the environment already sets it; 0 leaves CUDA's default (8).
-// Request:  {"id": N, "task": PATH, "child": ChildRequest, "warm_children": K}
+// Request:  {"id": N, "task": PATH, "child": ChildRequest}
 // Reply:    {"id": N, "record": {...child's final record...}, "outcome": {...}} or {"id": N, "error": TEXT}
-int worker_main(int in_fd, int out_fd, const std::string& device_lock_dir, unsigned cuda_max_connections = 0);
+int worker_main(int in_fd, int out_fd, const WorkerSettings& settings);
 
 }  // namespace kernelrl::eval

@@ -336,19 +336,21 @@ int run_rollout(RolloutArgs r, const eval::EngineConfig& engine_config, const Ev
 int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "worker") {
     int in_fd = -1, out_fd = -1;
-    std::string device_lock;
-    unsigned cuda_connections = 0;
+    eval::WorkerSettings settings;
     for (int i = 2; i + 1 < argc; i += 2) {
-      if (std::string(argv[i]) == "--in") in_fd = std::atoi(argv[i + 1]);
-      if (std::string(argv[i]) == "--out") out_fd = std::atoi(argv[i + 1]);
-      if (std::string(argv[i]) == "--device-lock") device_lock = argv[i + 1];
-      if (std::string(argv[i]) == "--cuda-connections") cuda_connections = static_cast<unsigned>(std::atoi(argv[i + 1]));
+      const std::string flag = argv[i];
+      if (flag == "--in") in_fd = std::atoi(argv[i + 1]);
+      if (flag == "--out") out_fd = std::atoi(argv[i + 1]);
+      if (flag == "--device-lock") settings.device_lock_dir = argv[i + 1];
+      if (flag == "--cuda-connections") settings.cuda_max_connections = static_cast<unsigned>(std::atoi(argv[i + 1]));
+      if (flag == "--warm-children") settings.warm_children = static_cast<unsigned>(std::atoi(argv[i + 1]));
     }
     if (in_fd < 0 || out_fd < 0) {
-      std::cerr << "kernelrl worker: internal command; needs --in FD --out FD [--device-lock DIR] [--cuda-connections N]\n";
+      std::cerr << "kernelrl worker: internal command; needs --in FD --out FD [--device-lock DIR] "
+                   "[--cuda-connections N] [--warm-children N]\n";
       return 64;
     }
-    return eval::worker_main(in_fd, out_fd, device_lock, cuda_connections);
+    return eval::worker_main(in_fd, out_fd, settings);
   }
 
   CLI::App app{"kernelrl: evaluate and train language models that write fast CUDA kernels"};
