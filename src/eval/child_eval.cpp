@@ -305,7 +305,7 @@ bool judge_call(Context& c, const std::vector<py::object>& inputs, const std::ve
     return false;
   };
   const bool defended = c.req.options.defenses;
-  const std::string step = kind == CallKind::TIMED ? "recheck." : "correctness.";
+  const std::string step = kind == CallKind::TIMED ? "audit." : "correctness.";
   auto t_step = clock_type::now();
   if (auto bad = defended ? first_changed(inputs, pristine) : -1; bad >= 0) {
     return wrong("the candidate modified input " + std::to_string(bad) + when + " (inputs are read-only)", bad);
@@ -450,8 +450,11 @@ std::vector<bool> draw_audits(int n_reps) {
 
 // Audits one call: inputs and parameters unchanged, outputs matching the reference run on the
 // copy taken before the call (judge_call, "while being timed").
+// Counted in `isolation.audited_calls` when it passes.
 bool audit_call(Context& c, InputSet& set, const std::vector<py::object>& pristine) {
-  return judge_call(c, set.args.inputs, pristine, set.last_outputs, CallKind::TIMED, -1);
+  if (!judge_call(c, set.args.inputs, pristine, set.last_outputs, CallKind::TIMED, -1)) return false;
+  c.result.isolation["audited_calls"] = c.result.isolation.value("audited_calls", 0) + 1;
+  return true;
 }
 
 // After timing: one more call per set, prepared and run like a timed call (fresh inputs, poisoned
@@ -466,7 +469,6 @@ bool final_audits(Context& c, Candidate& cand, CallTimer& timer, std::vector<Inp
       return false;
     }
     if (!audit_call(c, set, pristine)) return false;
-    c.result.isolation["audited_calls"] = c.result.isolation.value("audited_calls", 0) + 1;
   }
   return true;
 }
@@ -502,7 +504,6 @@ void timing(Context& c, Candidate& cand, std::vector<InputSet>& sets) {
           c.result.error.message += " (timed call " + std::to_string(rep + 1) + ", audited at random)";
           return std::string("a timed call failed its audit");
         }
-        c.result.isolation["audited_calls"] = c.result.isolation.value("audited_calls", 0) + 1;
         return std::string();
       });
   if (audit_failed) return;  // judge_call filled in the result

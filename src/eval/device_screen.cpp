@@ -7,6 +7,7 @@
 
 #if KERNELRL_EVAL_CUDA_KERNELS
 #include "eval/device_check_kernels.hpp"
+#include "eval/torch_tensors.hpp"
 #endif
 
 namespace py = pybind11;
@@ -63,14 +64,11 @@ double relative_l2_error(const py::object& actual, const py::object& expected) {
 }
 
 #if KERNELRL_EVAL_CUDA_KERNELS
-std::uintptr_t data_address(const py::object& contiguous) { return contiguous.attr("data_ptr")().cast<std::uintptr_t>(); }
-
 Screen screen_with_kernels(const py::object& actual, const py::object& expected, DType dtype, Tolerance tol) {
   py::object a = actual.attr("detach")().attr("contiguous")();
   py::object e = expected.attr("detach")().attr("contiguous")();
   const std::int64_t numel = e.attr("numel")().cast<std::int64_t>();
-  auto sums = gpu::check_elements_on_device(reinterpret_cast<const void*>(data_address(a)),
-                                            reinterpret_cast<const void*>(data_address(e)), numel, dtype, tol);
+  auto sums = gpu::check_elements_on_device(data_address(a), data_address(e), numel, dtype, tol);
   if (!sums) throw std::runtime_error(sums.error().message);
   Screen s;
   s.n_mismatch = sums->n_mismatch;

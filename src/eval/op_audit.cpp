@@ -58,16 +58,16 @@ common::Expected<TorchOpAudit> TorchOpAudit::create() {
   try {
     py::dict scope;
     py::exec(kModeSource, scope);
-    return TorchOpAudit(scope["KernelrlOpAudit"]);
+    py::set allowed;
+    for (const auto& op : allowed_ops()) allowed.add(py::str("aten::" + op));
+    return TorchOpAudit(scope["KernelrlOpAudit"], std::move(allowed));
   } catch (py::error_already_set& e) {
     return common::make_error(std::string("cannot set up the PyTorch operator audit: ") + e.what());
   }
 }
 
 std::vector<std::string> TorchOpAudit::refused_ops_during(const std::function<void()>& call) const {
-  py::set allowed;
-  for (const auto& op : allowed_ops()) allowed.add(py::str("aten::" + op));
-  py::object mode = mode_class_(allowed);
+  py::object mode = mode_class_(allowed_);
   mode.attr("__enter__")();
   try {
     call();

@@ -29,8 +29,10 @@ class TorchOpAudit {
   std::vector<std::string> refused_ops_during(const std::function<void()>& call) const;
 
  private:
-  explicit TorchOpAudit(pybind11::object mode_class) : mode_class_(std::move(mode_class)) {}
+  TorchOpAudit(pybind11::object mode_class, pybind11::set allowed)
+      : mode_class_(std::move(mode_class)), allowed_(std::move(allowed)) {}
   pybind11::object mode_class_;
+  pybind11::set allowed_;  // allowed_ops() as schema names, built once
 };
 
 // Whether an operator (schema name without overload, "aten::view") is one a kernelbench candidate

@@ -113,14 +113,17 @@ void poison(const py::object& t) {
   }
 }
 
+const void* data_address(const py::object& contiguous) {
+  return reinterpret_cast<const void*>(contiguous.attr("data_ptr")().cast<std::uintptr_t>());
+}
+
 bool bytes_equal(const py::object& a, const py::object& b) {
   if (shape_of(a) != shape_of(b) || dtype_name(a) != dtype_name(b)) return false;
 #if KERNELRL_EVAL_CUDA_KERNELS
   if (a.attr("is_cuda").cast<bool>() && b.attr("is_cuda").cast<bool>()) {
     py::object ca = a.attr("detach")().attr("contiguous")(), cb = b.attr("detach")().attr("contiguous")();
     const std::int64_t bytes = ca.attr("numel")().cast<std::int64_t>() * ca.attr("element_size")().cast<std::int64_t>();
-    auto equal = gpu::bytes_equal_on_device(reinterpret_cast<const void*>(ca.attr("data_ptr")().cast<std::uintptr_t>()),
-                                            reinterpret_cast<const void*>(cb.attr("data_ptr")().cast<std::uintptr_t>()), bytes);
+    auto equal = gpu::bytes_equal_on_device(data_address(ca), data_address(cb), bytes);
     if (!equal) throw std::runtime_error(equal.error().message);
     return *equal;
   }
@@ -135,7 +138,7 @@ namespace {
 HostTensor describe_host(py::object cpu_tensor, const py::object& original) {
   HostTensor h;
   h.tensor = std::move(cpu_tensor);
-  h.data = reinterpret_cast<const void*>(h.tensor.attr("data_ptr")().cast<std::uintptr_t>());
+  h.data = data_address(h.tensor);
   h.numel = h.tensor.attr("numel")().cast<std::int64_t>();
   auto dtype = parse_dtype(dtype_name(original));
   if (!dtype) throw std::runtime_error("unsupported tensor dtype " + dtype_name(original));

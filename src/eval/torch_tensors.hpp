@@ -45,6 +45,10 @@ std::vector<pybind11::object> clone_all(const std::vector<pybind11::object>& val
 // integers, 0xAB bytes for bool.
 void poison(const pybind11::object& t);
 
+// The address of a contiguous tensor's first element (device memory for a CUDA tensor); the
+// tensor must outlive its use.
+const void* data_address(const pybind11::object& contiguous);
+
 // True when `a` and `b` hold the same bytes (NaNs compare by bit pattern); CUDA tensors are
 // compared by the engine's kernel where it is built (device_check_kernels.hpp).
 bool bytes_equal(const pybind11::object& a, const pybind11::object& b);
