@@ -135,7 +135,9 @@ std::string parallel_script(const Steps& s, const std::string& module_id, const 
   t += "printf '%s' " + single_quoted(module_id) + " > " + single_quoted(s.module_id_file) + " || exit 1\n";
   t += "( " + s.device_preprocess + " && " + s.cicc + " && " + s.ptxas + " && " + s.fatbinary + " ) > " + log + " 2>&1 &\n";
   t += "device=$!\n";
-  t += "if ! { " + s.host_preprocess + " && " + s.cudafe + "; }; then kill $device 2>/dev/null; exit 1; fi\n";
+  // A failed host chain waits for the device chain instead of killing it: killing the subshell
+  // leaves its running step (cicc, ptxas) writing temporaries after the trap has removed them.
+  t += "if ! { " + s.host_preprocess + " && " + s.cudafe + "; }; then wait $device; exit 1; fi\n";
   t += "if ! wait $device; then cat " + log + "; exit 1; fi\n";
   t += "cat " + log + "\n";
   t += s.host_compile + "\n";

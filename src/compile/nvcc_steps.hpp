@@ -36,7 +36,8 @@ common::Expected<Steps> parse_dryrun(std::string_view dryrun_output);
 
 // A /bin/sh script: exports, the module id written, the device chain in the background with its
 // output held back, the host chain; if the host chain fails its output alone is shown (the device
-// chain would repeat the same errors) and the script exits 1; then the device chain's output, and
+// chain would repeat the same errors) and the script exits 1 once the device chain has ended (no
+// step of it writes after the script); otherwise the device chain's output, and
 // the host compile. Its temporary files are removed when it exits, however it ends.
 std::string parallel_script(const Steps& steps, const std::string& module_id, const std::filesystem::path& work_dir);
 

@@ -3,6 +3,12 @@
 // the module id before both chains and shows the host chain's errors alone.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "common/fs.hpp"
+#include "common/subprocess.hpp"
 #include "compile/nvcc_steps.hpp"
 
 namespace kernelrl::compile::nvcc_steps {
@@ -71,10 +77,38 @@ TEST(nvcc_steps, ScriptWritesTheIdFirstAndHoldsTheDeviceChainsOutput) {
   EXPECT_LT(at("printf '%s'"), at("cudafe++"));
   EXPECT_NE(at("ptxas -arch=sm_90 -m64 \"/s/tmpxft_1-6_x.ptx\" -o \"/s/tmpxft_1-8_x.cubin\" && fatbinary"), std::string::npos);
   EXPECT_NE(at(") > /s/nvcc-device-chain.log 2>&1 &"), std::string::npos) << script;
-  EXPECT_LT(at("kill $device"), at("wait $device")) << "a failed host chain ends the script before the device log is shown";
+  ASSERT_NE(at("then wait $device; exit 1; fi"), std::string::npos) << script;
+  EXPECT_LT(at("then wait $device; exit 1"), at("cat /s/nvcc-device-chain.log"))
+      << "a failed host chain ends the script before the device log is shown";
   EXPECT_LT(at("wait $device"), at("gcc -std=c++17 -c")) << "the host compile needs cicc's stub and the fatbin";
   EXPECT_NE(at("trap 'rm -f /s/nvcc-device-chain.log /s/tmpxft_1-*' EXIT"), std::string::npos) << script;
   EXPECT_LT(at("trap"), at("printf '%s'")) << "temporaries go however the script ends";
+}
+
+TEST(nvcc_steps, AFailedHostChainLeavesNoTemporaryBehind) {
+  // The device chain is still writing when the host chain fails (0.1 s in, the device step at 0.3 s): the script must outlive it, or
+  // the trap removes the temporaries before the device step writes its own (seen in CI with cicc).
+  auto dir = common::make_temp_dir(std::filesystem::temp_directory_path(), "nvcc-steps-test-");
+  ASSERT_TRUE(dir.ok()) << dir.error().message;
+  const std::string d = dir->string();
+  Steps s;
+  s.module_id_file = d + "/tmpxft_1-4_x.module_id";
+  s.device_preprocess = "true";
+  s.cicc = "/bin/sh -c 'sleep 0.3; touch " + d + "/tmpxft_1-6_x.lgenfe.bc'";  // one process, as cicc is
+  s.ptxas = "true";
+  s.fatbinary = "true";
+  s.host_preprocess = "sleep 0.1; echo 'x.cu(3): error: identifier \"oops\" is undefined'";
+  s.cudafe = "false";
+  s.host_compile = "true";
+  common::RunLimits limits;
+  limits.own_process_group = false;  // no group kill when the script ends: the script alone must see to it
+  auto run = common::run_process({"/bin/sh", "-c", parallel_script(s, "_id", *dir)}, *dir, {}, limits);
+  ASSERT_TRUE(run.ok()) << run.error().message;
+  EXPECT_EQ(run->exit_code, 1);
+  EXPECT_NE(run->output.find("oops"), std::string::npos) << run->output;
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // longer than the device step
+  for (const auto& f : std::filesystem::directory_iterator(*dir)) ADD_FAILURE() << "left behind: " << f.path();
+  (void)common::remove_tree(*dir);
 }
 
 }  // namespace
