@@ -21,6 +21,7 @@
 #include "compile/cache.hpp"
 #include "compile/diagnostics.hpp"
 #include "compile/import_check.hpp"
+#include "compile/system_call_check.hpp"
 
 namespace kernelrl::compile::detail {
 
@@ -101,16 +102,21 @@ bool environment_failure(const std::string& output) {
 
 // Why an extension the build produced may not be loaded (compile/import_check.hpp), naming it, or
 // nullopt; an unreadable library is refused too.
-std::optional<std::string> refused_extension(const fs::path& extensions, const std::string& display_name) {
+std::optional<std::string> refused_extension(const fs::path& extensions, const std::string& display_name,
+                                             bool system_access) {
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(extensions, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
     if (!it->is_regular_file(ec) || it->path().extension() != ".so") continue;
     auto imports = imported_symbols(it->path());
     if (!imports) return display_name + ": cannot read the built extension: " + imports.error().message;
-    if (auto refused = forbidden_extension_import(*imports)) {
+    if (auto refused = forbidden_extension_import(*imports, system_access)) {
       return display_name + ": extension " + it->path().filename().string() + ": " + *refused;
     }
+    if (!system_access) continue;
+    auto own_calls = raw_system_call(it->path());
+    if (!own_calls) return display_name + ": cannot check the built extension: " + own_calls.error().message;
+    if (*own_calls) return display_name + ": extension " + it->path().filename().string() + ": " + **own_calls;
   }
   return std::nullopt;
 }
@@ -178,7 +184,7 @@ CompileResult build_kernelbench(const build_request& req) {
     if (environment_failure(run->output)) outcome.cacheable = false;
   }
   if (result.status == Status::OK) {
-    if (auto refused = refused_extension(extensions, req.display_name)) {
+    if (auto refused = refused_extension(extensions, req.display_name, req.options.system_access_check)) {
       result.status = Status::REJECTED;
       result.message = *refused;
       result.log_excerpt = *refused;

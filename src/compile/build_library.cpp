@@ -14,6 +14,7 @@
 #include "compile/host_pch.hpp"
 #include "compile/nvcc_steps.hpp"
 #include "compile/import_check.hpp"
+#include "compile/system_call_check.hpp"
 #include "kernelrl/build_config.hpp"
 
 namespace kernelrl::compile::detail {
@@ -169,8 +170,13 @@ CompileResult build_library(const build_request& req) {
     // What the library imports decides whether it may ever be loaded (compile/import_check.hpp).
     auto imports = imported_symbols(out);
     std::optional<std::string> refused =
-        imports ? forbidden_import(*imports, native)
+        imports ? forbidden_import(*imports, native, req.options.system_access_check)
                 : std::optional<std::string>("cannot read the built library: " + imports.error().message);
+    if (!refused && req.options.system_access_check) {  // the same calls by its own instructions
+      auto own_calls = raw_system_call(out);
+      refused = own_calls ? *own_calls
+                          : std::optional<std::string>("cannot check the built library: " + own_calls.error().message);
+    }
     if (refused) {
       result.status = Status::REJECTED;
       result.message = *refused;

@@ -59,6 +59,7 @@ std::string make_key_text(const Toolchain& tc, const std::string& source, const 
     k += "abi_header: " + abi_header_hash(tc.abi_include_dir) + "\n";
   }
   k += "extra_flags: " + json(options.extra_flags).dump() + "\n";
+  if (!options.system_access_check) k += "system_access_check: false\n";
   k += "source: " + std::to_string(source.size()) + " bytes\n";
   k += source;
   return k;

@@ -15,7 +15,7 @@ namespace kernelrl::compile::detail {
 
 // Bump when the compile commands or the entry layout change: old entries then stop matching.
 // v2: native compiles use the specfun shim and --threads 2.
-inline constexpr const char* kKeySchema = "kernelrl-compile-key v3";
+inline constexpr const char* kKeySchema = "kernelrl-compile-key v4";
 
 // The canonical text whose hash is the cache key: schema, format, arch (native, kernelbench),
 // toolchain identity, ABI header, extra flags and the source. Reads the ABI header and, for host

@@ -24,6 +24,9 @@ struct CompileOptions {
   bool use_cache = true;                         // false: always compile (the result is still stored)
   bool host_pch = true;       // native: nvcc's host compile against cached precompiled headers (compile/host_pch.hpp)
   bool parallel_nvcc = true;  // native: nvcc's host and device front ends side by side (compile/nvcc_steps.hpp)
+  bool system_access_check = true;  // built libraries that import or make system calls are REJECTED
+                                    // (compile/import_check.hpp, system_call_check.hpp; part of the key).
+                                    // false only to test the sandbox behind it
 };
 
 struct CompileResult {

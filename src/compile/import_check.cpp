@@ -6,13 +6,12 @@
 #include <cstring>
 #include <string_view>
 
-#include "common/fs.hpp"
+#include "compile/elf_file.hpp"
 
 namespace kernelrl::compile {
 
 namespace {
 
-constexpr std::uint64_t kMaxLibraryBytes = 256ull << 20;  // the compiler's own output limit
 
 // Run-time loading and lookup, the routes to the loader's list of libraries, and CUDA's own
 // run-time lookup of driver functions (a way to any driver entry point without importing it).
@@ -34,48 +33,46 @@ constexpr std::array<std::string_view, 5> kOwnStreams{"cudaStreamCreate", "cudaS
 constexpr std::array<std::string_view, 2> kOwnThreads{"pthread_create", "thrd_create"};
 constexpr std::string_view kStdThreadStartPrefix = "_ZNSt6thread15_M_start_thread";
 
+// Routes to the process's file descriptors (the evaluator's report channel among them), to files,
+// sockets and other processes, raw system calls, signal handlers (code that runs after a call has
+// returned) and memory protection: a candidate computes into its outputs and needs none of them.
+constexpr std::array<std::string_view, 63> kSystemAccess{
+    "write",         "__write",        "writev",         "pwrite",          "pwrite64",        "pwritev",
+    "pwritev2",      "pwritev64",      "pwritev64v2",    "send",            "sendto",          "sendmsg",
+    "sendmmsg",      "sendfile",       "sendfile64",     "splice",          "tee",             "vmsplice",
+    "copy_file_range", "aio_write",    "aio_write64",    "lio_listio",      "lio_listio64",    "_IO_do_write",
+    "dup",           "dup2",           "dup3",           "fcntl",           "fcntl64",         "__fcntl",
+    "fdopen",        "open",           "open64",         "__open_2",        "__open64_2",      "openat",
+    "openat64",      "__openat_2",     "__openat64_2",   "creat",           "creat64",         "fopen",
+    "fopen64",       "freopen",        "freopen64",      "socket",          "socketpair",      "connect",
+    "syscall",       "sigaction",      "__sigaction",    "signal",          "sigset",          "bsd_signal",
+    "__sysv_signal", "ssignal",        "mprotect",       "pkey_mprotect",   "process_vm_writev", "ptrace",
+    "prctl",         "memfd_create",   "io_uring_setup"};
+// The C++ library's ways to the same: file streams and buffers, fd-backed buffers, std::filesystem.
+constexpr std::array<std::string_view, 7> kSystemAccessPrefixes{
+    "_ZNSt13basic_filebuf", "_ZNSt14basic_ofstream", "_ZNSt13basic_fstream", "_ZNSt12__basic_file",
+    "_ZNSt10filesystem",    "_ZN9__gnu_cxx13stdio_filebuf", "_ZN9__gnu_cxx18stdio_sync_filebuf"};
+
 // Weak references every g++ / nvcc shared library has (crtstuff, gprof hook).
 constexpr std::array<std::string_view, 4> kToolchainWeak{"_ITM_deregisterTMCloneTable", "_ITM_registerTMCloneTable",
                                                          "__cxa_finalize", "__gmon_start__"};
 
-template <typename T>
-bool read_at(const std::string& bytes, std::uint64_t offset, T& out) {
-  if (offset > bytes.size() || bytes.size() - offset < sizeof(T)) return false;
-  std::memcpy(&out, bytes.data() + offset, sizeof(T));
-  return true;
-}
 
 }  // namespace
 
 common::Expected<std::vector<ImportedSymbol>> imported_symbols(const std::filesystem::path& library) {
-  auto bytes = common::read_file(library, kMaxLibraryBytes);
-  if (!bytes) return bytes.error();
+  auto elf = read_elf(library);
+  if (!elf) return elf.error();
   const std::string where = library.string() + ": ";
-  Elf64_Ehdr header{};
-  if (!read_at(*bytes, 0, header) || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0) {
-    return common::Error{where + "not an ELF file"};
-  }
-  if (header.e_ident[EI_CLASS] != ELFCLASS64) return common::Error{where + "not a 64-bit ELF file"};
-  if (header.e_shnum == 0 || header.e_shentsize != sizeof(Elf64_Shdr)) {
-    return common::Error{where + "no section headers to read the dynamic symbols from"};
-  }
-  auto section = [&](std::uint64_t index, Elf64_Shdr& out) {
-    return index < header.e_shnum && read_at(*bytes, header.e_shoff + index * sizeof(Elf64_Shdr), out);
-  };
   std::vector<ImportedSymbol> imports;
-  for (std::uint64_t i = 0; i < header.e_shnum; ++i) {
-    Elf64_Shdr symbols{};
-    if (!section(i, symbols)) return common::Error{where + "section header " + std::to_string(i) + " is out of bounds"};
-    if (symbols.sh_type != SHT_DYNSYM) continue;
-    Elf64_Shdr names{};
-    if (!section(symbols.sh_link, names) || names.sh_offset > bytes->size() ||
-        bytes->size() - names.sh_offset < names.sh_size) {
-      return common::Error{where + "the dynamic symbols' string table is out of bounds"};
-    }
-    const std::string_view strings(bytes->data() + names.sh_offset, names.sh_size);
-    for (std::uint64_t off = 0; off + sizeof(Elf64_Sym) <= symbols.sh_size; off += sizeof(Elf64_Sym)) {
+  for (const auto& symbols : elf->sections) {
+    if (symbols.type != SHT_DYNSYM) continue;
+    if (symbols.link >= elf->sections.size()) return common::Error{where + "the dynamic symbols have no string table"};
+    const std::string_view strings = elf->contents(elf->sections[symbols.link]);
+    const std::string_view table = elf->contents(symbols);
+    for (std::uint64_t off = 0; off + sizeof(Elf64_Sym) <= table.size(); off += sizeof(Elf64_Sym)) {
       Elf64_Sym sym{};
-      if (!read_at(*bytes, symbols.sh_offset + off, sym)) return common::Error{where + "a dynamic symbol is out of bounds"};
+      std::memcpy(&sym, table.data() + off, sizeof sym);
       if (sym.st_shndx != SHN_UNDEF || sym.st_name == 0) continue;
       if (sym.st_name >= strings.size()) return common::Error{where + "a symbol name is out of bounds"};
       const auto end = strings.find('\0', sym.st_name);
@@ -113,6 +110,20 @@ std::string own_threads_message(const std::string& name) {
          "the timer)";
 }
 
+std::optional<std::string> system_calls(const std::vector<ImportedSymbol>& imports) {
+  std::optional<std::string> name = first_named(imports, kSystemAccess);
+  for (const auto& s : imports) {
+    for (auto prefix : kSystemAccessPrefixes) {
+      if (!name && s.name.rfind(prefix, 0) == 0) name = s.name;
+    }
+  }
+  if (!name) return std::nullopt;
+  return "the candidate calls " + *name +
+         ": candidates make no system calls of their own (no files, descriptors, sockets, signal handlers or "
+         "memory protection; the evaluator's process and its report channel are off limits): compute into the "
+         "outputs";
+}
+
 std::string lookup_message(const std::string& name) {
   return "the candidate uses " + name +
          ": loading libraries or looking up symbols at run time is not allowed (cuBLAS, cuDNN, torch and the "
@@ -121,7 +132,8 @@ std::string lookup_message(const std::string& name) {
 
 }  // namespace
 
-std::optional<std::string> forbidden_import(const std::vector<ImportedSymbol>& imports, bool native) {
+std::optional<std::string> forbidden_import(const std::vector<ImportedSymbol>& imports, bool native,
+                                            bool system_access) {
   if (native) {
     if (auto name = first_named(imports, kOwnStreams)) return own_streams_message(*name);
     if (auto name = first_named(imports, kOwnThreads)) return own_threads_message(*name);
@@ -130,6 +142,7 @@ std::optional<std::string> forbidden_import(const std::vector<ImportedSymbol>& i
     }
   }
   if (auto name = first_named(imports, kLookupSymbols)) return lookup_message(*name);
+  if (auto refused = system_access ? system_calls(imports) : std::nullopt) return refused;
   for (const auto& s : imports) {
     if (!s.weak) continue;
     bool toolchain = false;
@@ -143,10 +156,11 @@ std::optional<std::string> forbidden_import(const std::vector<ImportedSymbol>& i
   return std::nullopt;
 }
 
-std::optional<std::string> forbidden_extension_import(const std::vector<ImportedSymbol>& imports) {
+std::optional<std::string> forbidden_extension_import(const std::vector<ImportedSymbol>& imports,
+                                                      bool system_access) {
   if (auto name = first_named(imports, kOwnStreams)) return own_streams_message(*name);
   if (auto name = first_named(imports, kLookupSymbols)) return lookup_message(*name);
-  return std::nullopt;
+  return system_access ? system_calls(imports) : std::nullopt;
 }
 
 }  // namespace kernelrl::compile

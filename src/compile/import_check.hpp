@@ -4,7 +4,8 @@
 // loaded libraries, e.g. cuBLAS, torch or the evaluator's embedded Python), and weak undefined
 // symbols, which -z defs lets through and the dynamic loader then binds to whatever the process
 // holds. The toolchain's own weak references (crtstuff's TM clone table, __cxa_finalize,
-// __gmon_start__) are allowed. Native candidates also may not create streams or host threads.
+// __gmon_start__) are allowed. No candidate may import system calls; native candidates also may not
+// create streams or host threads.
 #pragma once
 
 #include <filesystem>
@@ -27,12 +28,17 @@ common::Expected<std::vector<ImportedSymbol>> imported_symbols(const std::filesy
 
 // Why `imports` may not be loaded (a message a model can act on), or nullopt when they are fine.
 // `native`: a native candidate, which also may not create CUDA streams or host threads of its own.
-std::optional<std::string> forbidden_import(const std::vector<ImportedSymbol>& imports, bool native = false);
+// `system_access`: no candidate may import system calls (write, syscall, open, dup, socket, signal
+// handlers, mprotect, file streams, ...): the evaluator's report channel is a descriptor of the
+// same process. False only to test the sandbox behind this check.
+std::optional<std::string> forbidden_import(const std::vector<ImportedSymbol>& imports, bool native = false,
+                                            bool system_access = true);
 
 // The same for an extension a kernelbench candidate built with torch (load_inline): built against
 // the process's torch and Python, so unresolved and weak symbols are normal there; run-time lookup
 // and CUDA streams of its own are refused (host threads are not: on the CPU they are a technique,
-// as for host candidates).
-std::optional<std::string> forbidden_extension_import(const std::vector<ImportedSymbol>& imports);
+// as for host candidates), and system calls as for forbidden_import.
+std::optional<std::string> forbidden_extension_import(const std::vector<ImportedSymbol>& imports,
+                                                      bool system_access = true);
 
 }  // namespace kernelrl::compile

@@ -2,7 +2,9 @@
 // then word-level checks on what is left.
 #include "compile/python_scan.hpp"
 
+#include <array>
 #include <cctype>
+#include <vector>
 
 namespace kernelrl::compile::detail {
 namespace {
@@ -143,6 +145,99 @@ std::optional<PythonRuleBreak> find_concurrency(std::string_view code) {
   return std::nullopt;
 }
 
+// The modules a kernelbench candidate may import: torch and the pure-computation standard library.
+constexpr std::array<std::string_view, 11> kAllowedModules{"torch",       "math",        "typing",  "functools",
+                                                           "itertools",   "collections", "numbers", "dataclasses",
+                                                           "__future__",  "numpy",       "abc"};
+
+// Names that reach the process itself (descriptors, the interpreter's objects, other processes) by
+// attribute as well as by import (`torch.os` is the os module): refused anywhere outside literals.
+constexpr std::array<std::string_view, 30> kSystemNames{
+    "os",          "sys",           "posix",        "io",           "_io",          "ctypes",
+    "cffi",        "socket",        "subprocess",   "fcntl",        "mmap",         "gc",
+    "inspect",     "importlib",     "builtins",     "__builtins__", "__import__",   "pty",
+    "atexit",      "faulthandler",  "marshal",      "signal",       "__subclasses__", "__globals__",
+    "__code__",    "__dict__",      "__getattribute__", "__bases__", "__base__",    "__mro__"};
+
+// Built-in functions that open files, run code from strings or reach objects by computed names,
+// refused when called as built-ins (`x.eval()`, `torch.compile` are methods and fine).
+constexpr std::array<std::string_view, 10> kSystemBuiltins{"open",    "eval",    "exec",    "compile", "globals",
+                                                           "vars",    "getattr", "setattr", "delattr", "breakpoint"};
+
+std::string system_reason(std::string_view what) {
+  return std::string(what) +
+         ": ModelNew computes with torch and its own kernels only (no files, descriptors, processes or the "
+         "interpreter's internals: the evaluator's process and its report channel are off limits)";
+}
+
+// The top-level module each `import a.b as c, d` / `from a.b import c` statement names, checked
+// against kAllowedModules.
+std::optional<PythonRuleBreak> find_disallowed_import(std::string_view code) {
+  for (std::size_t end = find_word(code, "import", 0); end != std::string_view::npos;
+       end = find_word(code, "import", end)) {
+    const std::size_t start = end - 6;
+    std::size_t line_start = code.rfind('\n', start);
+    line_start = line_start == std::string_view::npos ? 0 : line_start + 1;
+    std::string_view before = code.substr(line_start, start - line_start);
+    if (const auto semi = before.rfind(';'); semi != std::string_view::npos) before.remove_prefix(semi + 1);
+    while (!before.empty() && (before.front() == ' ' || before.front() == '\t')) before.remove_prefix(1);
+    std::vector<std::string_view> modules;
+    if (before.substr(0, 5) == "from " || before.substr(0, 5) == "from\t") {
+      std::string_view rest = before.substr(5);
+      while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t')) rest.remove_prefix(1);
+      modules.push_back(rest.substr(0, rest.find_first_of(" \t")));
+    } else if (before.empty()) {
+      std::size_t stop = code.find_first_of("\n;", end);
+      std::string_view names = code.substr(end, stop == std::string_view::npos ? std::string_view::npos : stop - end);
+      for (std::size_t comma = 0; comma != std::string_view::npos;) {
+        const std::size_t next = names.find(',', comma);
+        std::string_view one = names.substr(comma, next == std::string_view::npos ? next : next - comma);
+        while (!one.empty() && (one.front() == ' ' || one.front() == '\t' || one.front() == '(')) one.remove_prefix(1);
+        modules.push_back(one.substr(0, one.find_first_of(" \t)")));
+        comma = next == std::string_view::npos ? next : next + 1;
+      }
+    } else {
+      continue;  // `import` inside an expression: not a statement
+    }
+    for (std::string_view module : modules) {
+      const std::string_view top = module.substr(0, module.find('.'));
+      if (top.empty() || top.front() == '.') {
+        return PythonRuleBreak{line_of(code, start), system_reason("a relative import")};
+      }
+      bool allowed = false;
+      for (auto a : kAllowedModules) allowed = allowed || top == a;
+      if (!allowed) {
+        std::string list;
+        for (auto a : kAllowedModules) list += (list.empty() ? "" : ", ") + std::string(a);
+        return PythonRuleBreak{line_of(code, start), "module `" + std::string(top) + "` is imported: " +
+                                                         "kernelbench candidates may import only " + list};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<PythonRuleBreak> find_system_access(std::string_view code) {
+  if (auto b = find_disallowed_import(code)) return b;
+  for (std::string_view name : kSystemNames) {
+    if (auto end = find_word(code, name, 0); end != std::string_view::npos) {
+      return PythonRuleBreak{line_of(code, end - name.size()), system_reason("`" + std::string(name) + "` is used")};
+    }
+  }
+  for (std::string_view name : kSystemBuiltins) {
+    for (std::size_t end = find_word(code, name, 0); end != std::string_view::npos; end = find_word(code, name, end)) {
+      const std::size_t start = end - name.size();
+      std::size_t before = start;
+      while (before > 0 && (code[before - 1] == ' ' || code[before - 1] == '\t')) --before;
+      if (before > 0 && code[before - 1] == '.') continue;  // a method or attribute of that name
+      if (word_before(code, start) == "def") continue;      // a method of ModelNew's own of that name
+      return PythonRuleBreak{line_of(code, start),
+                             system_reason("the built-in `" + std::string(name) + "` is used")};
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string blank_python_literals(std::string_view s) {
@@ -182,7 +277,8 @@ std::optional<PythonRuleBreak> kernelbench_rule_break(std::string_view source) {
   if (auto b = find_try(code)) return b;
   if (auto b = find_inherited_reference(code)) return b;
   if (auto b = find_reference_use(code)) return b;
-  return find_concurrency(code);
+  if (auto b = find_concurrency(code)) return b;
+  return find_system_access(code);
 }
 
 }  // namespace kernelrl::compile::detail

@@ -1,7 +1,10 @@
 // Static format rules for kernelbench candidates (Python), the ones published kernel-RL work uses
 // against reward hacking: no try/except (a fallback path around the custom kernel) and no use of
 // the task's reference class (inheriting it, instantiating it, calling its methods); and, like
-// native candidates, no threads, processes or CUDA streams of their own. They read
+// native candidates, no threads, processes or CUDA streams of their own, and no way to the process
+// itself: imports only of torch and the pure-computation standard library (math, typing, ...), no
+// `os`/`sys`/`ctypes`/`gc`/... even as attributes (`torch.os`), no built-in open/eval/exec/getattr
+// and no dunder routes to the interpreter's objects (`__subclasses__`, `__globals__`, ...). They read
 // the code outside string literals and comments, so CUDA sources inside load_inline strings never
 // trip them. Private to the compile subsystem.
 #pragma once

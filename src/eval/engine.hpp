@@ -34,6 +34,8 @@ struct EngineConfig {
   bool use_cache = true;
   bool fast_native_compile = true;       // nvcc's front ends side by side + host precompiled headers
                                          // (compile::CompileOptions host_pch, parallel_nvcc); false: nvcc as is
+  bool system_access_check = true;       // compile::CompileOptions::system_access_check: false only to test
+                                         // the sandbox behind it
   double compile_timeout_s = 60;         // native and host
   double kernelbench_compile_timeout_s = 900;  // load_inline builds with torch headers take minutes
   bool reuse_ref_timing = true;          // time each task's reference once per engine, not per candidate

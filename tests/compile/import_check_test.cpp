@@ -108,6 +108,40 @@ TEST(import_check, NativeCandidatesMayNotCreateStreamsOrThreadsHostOnesMay) {
       {{"_ZNSt6thread15_M_start_threadESt10unique_ptrINS_6_StateESt14default_deleteIS1_EEPFvvE", false}}, true));
 }
 
+TEST(import_check, NoCandidateMakesSystemCallsOfItsOwn) {
+  // The report channel is a descriptor in the same process: writing it forges the result.
+  for (const char* name : {"write", "writev", "syscall", "dup2", "fdopen", "open", "socket", "sigaction", "mprotect",
+                           "_ZNSt13basic_filebufIcSt11char_traitsIcEE4openEPKcSt13_Ios_Openmode",
+                           "_ZNSt10filesystem6removeERKNS_4pathE"}) {
+    auto native = forbidden_import({{name, false}}, true);
+    ASSERT_TRUE(native) << name;
+    EXPECT_NE(native->find(std::string("calls ") + name), std::string::npos) << *native;
+    EXPECT_NE(native->find("no system calls"), std::string::npos) << *native;
+    EXPECT_TRUE(forbidden_import({{name, false}}, false)) << "host: " << name;
+    EXPECT_TRUE(forbidden_extension_import({{name, false}})) << "extension: " << name;
+  }
+  // Output through stdio (captured and capped) and the C++ runtime stay allowed.
+  EXPECT_FALSE(forbidden_import({{"printf", false}, {"puts", false}, {"fwrite", false}, {"__cxa_atexit", false},
+                                 {"_ZNSt8ios_base4InitC1Ev", false}, {"kill", false}},
+                                true));
+}
+
+TEST_F(compile_imports, TheAdversarialReportForgerIsRejected) {
+  auto source = common::read_file(kSource / "tests/adversarial/host/forges_the_report.cpp");
+  ASSERT_TRUE(source) << source.error().message;
+  CompileResult r = compiler().compile(*source, "candidate.cpp", host_options());
+  ASSERT_EQ(r.status, Status::REJECTED) << r.message << "\n" << r.log_excerpt;
+  EXPECT_NE(r.message.find("calls write"), std::string::npos) << r.message;
+  EXPECT_TRUE(r.artifact.empty());
+}
+
+TEST_F(compile_imports, NativeReportForgerIsRejected) {
+  if (toolchain_.nvcc.empty()) GTEST_SKIP() << "nvcc not found: the native case is not run";
+  CompileResult r = build_native(compiler(), "forges_the_report.cu");
+  ASSERT_EQ(r.status, Status::REJECTED) << r.message << "\n" << r.log_excerpt;
+  EXPECT_NE(r.message.find("calls write"), std::string::npos) << r.message;
+}
+
 TEST(import_check, KernelbenchExtensionsMayNotCreateStreamsOrLookUpSymbols) {
   // Built by torch against the process: unresolved Python/torch symbols and weak ones are normal.
   EXPECT_FALSE(forbidden_extension_import({{"PyObject_GetAttr", false}, {"__cxa_pure_virtual", true},

@@ -222,6 +222,50 @@ TEST(compile_check_source, KernelbenchRejectsThreadsProcessesAndStreams) {
             Status::OK);
 }
 
+// No way to the process itself: only torch and the pure-computation standard library are imported,
+// and the modules, built-ins and dunders that reach descriptors or the interpreter's objects are
+// refused even as attributes (torch.os is the os module).
+TEST(compile_check_source, KernelbenchRejectsRoutesToTheProcess) {
+  const std::string head = "import torch\nimport torch.nn as nn\n";
+  const std::string model_new = "class ModelNew(nn.Module):\n    def forward(self, x):\n";
+  auto check = [&](const std::string& body) { return check_source(head + body, Format::KERNELBENCH, "c.py"); };
+  struct Case {
+    std::string body;
+    int line;
+    std::string what;
+  };
+  const std::vector<Case> rejected{
+      {"import os\n" + model_new + "        return x\n", 3, "module `os` is imported"},
+      {"import math, sys as s\n" + model_new + "        return x\n", 3, "module `sys` is imported"},
+      {"from ctypes import CDLL\n" + model_new + "        return x\n", 3, "module `ctypes` is imported"},
+      {"x = 1; import socket\n" + model_new + "        return x\n", 3, "module `socket` is imported"},
+      {"from . import helper\n" + model_new + "        return x\n", 3, "relative import"},
+      {model_new + "        torch.os.write(3, b'{}')\n        return x\n", 5, "`os` is used"},
+      {model_new + "        return torch.utils.cpp_extension.sys.modules\n", 5, "`sys` is used"},
+      {model_new + "        return [c for c in object.__subclasses__()]\n", 5, "`__subclasses__` is used"},
+      {model_new + "        return getattr(torch, 'o' + 's')\n", 5, "built-in `getattr`"},
+      {model_new + "        return open('/tmp/x', 'w')\n", 5, "built-in `open`"},
+      {model_new + "        return eval ('x')\n", 5, "built-in `eval`"},
+  };
+  for (const auto& c : rejected) {
+    auto r = check(c.body);
+    EXPECT_EQ(r.status, Status::REJECTED) << c.body;
+    EXPECT_NE(r.message.find("c.py:" + std::to_string(c.line) + ":"), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find(c.what), std::string::npos) << r.message;
+  }
+  for (const std::string& body : std::vector<std::string>{
+       "import math\nimport torch.nn.functional as F\nfrom torch.utils.cpp_extension import load_inline\n"
+        "from typing import List\n" + model_new + "        return F.relu(x)\n",
+        model_new + "        y = self.eval()\n        f = torch.compile\n        return x.open\n",  // methods
+        "class ModelNew(nn.Module):\n    def forward(self, input):\n        return input\n"
+        "    def compile(self):\n        return None\n",
+        "src = 'import os; os.write(3, buf)'  # open(), getattr, sys\n" + model_new + "        return x\n",
+        model_new + "        position = x.important  # words containing os or sys\n        return x\n"}) {
+    auto r = check(body);
+    EXPECT_EQ(r.status, Status::OK) << body << "\n" << r.message;
+  }
+}
+
 TEST(compile_python_scan, BlanksStringsAndCommentsKeepingLines) {
   EXPECT_EQ(detail::blank_python_literals("a = 'x#y' # c\nb = \"\"\"p\nq\"\"\" + f\"{z}\""),
             "a = '   '    \nb = \"\"\" \n \"\"\" + f\"   \"");

@@ -114,9 +114,20 @@ int expect_statuses_and_recovery(Engine& engine, const std::string& batch_file, 
 TEST_F(EngineHostTest, AdversarialCorpusOnTheCpuScoresZero) {
   const EvalJob correct{source_path(small_task_), source_path(correct_), std::nullopt, std::nullopt};
   EXPECT_GE(expect_statuses_and_recovery(*engine_, "tests/adversarial/adversarial.json", correct), 29);
-  auto r = engine_->evaluate({source_path(small_task_), source_path("tests/adversarial/host/opens_network.cpp"),
-                              std::nullopt, std::nullopt});
+  const EvalJob network{source_path(small_task_), source_path("tests/adversarial/host/opens_network.cpp"), std::nullopt,
+                        std::nullopt};
+  auto refused = engine_->evaluate(network);
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, common::Status::REJECTED);
+  EXPECT_NE(refused->error.message.find("calls connect"), std::string::npos) << refused->error.message;
+  // Behind the build's check, the syscall filter: with the check off the connect is refused at run time.
+  EngineConfig config = testing::test_config("cpu");
+  config.system_access_check = false;
+  auto unchecked = Engine::create(config);
+  ASSERT_TRUE(unchecked) << unchecked.error().message;
+  auto r = (*unchecked)->evaluate(network);
   ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, common::Status::REJECTED);
   EXPECT_NE(r->error.message.find("system call the sandbox forbids"), std::string::npos) << r->error.message;
   EXPECT_EQ(r->isolation.value("syscall_filter", false), true);
 }
@@ -126,7 +137,9 @@ TEST_F(EngineHostTest, WritesOutsideScratchNeverLand) {
   const auto target = testing::test_cache_dir() / "planted-by-candidate.txt";
   std::filesystem::create_directories(target.parent_path());
   ::setenv("KERNELRL_TEST_ESCAPE_FILE", target.c_str(), 1);
-  auto engine = Engine::create(testing::test_config("cpu"));
+  EngineConfig config = testing::test_config("cpu");
+  config.system_access_check = false;  // by default the fopen import is REJECTED first: test what is behind it
+  auto engine = Engine::create(config);
   ASSERT_TRUE(engine) << engine.error().message;
   auto r = (*engine)->evaluate({source_path(small_task_), source_path("tests/adversarial/host/writes_outside_scratch.cpp"),
                                 std::nullopt, std::nullopt});
@@ -135,7 +148,22 @@ TEST_F(EngineHostTest, WritesOutsideScratchNeverLand) {
   if (!r->isolation.value("write_confinement", false)) {
     GTEST_SKIP() << "SKIPPED: no Landlock here: " << r->isolation.dump();
   }
+  EXPECT_EQ(r->status, common::Status::OK) << r->error.message;
   EXPECT_FALSE(std::filesystem::exists(target)) << "the candidate planted " << target;
+}
+
+TEST_F(EngineHostTest, NoAnswerInMemoryToFind) {
+  // The candidate reads /proc/self/maps and scans the process for the reference's answer; by default
+  // its fopen import is REJECTED first: test what is behind that check.
+  EngineConfig config = testing::test_config("cpu");
+  config.system_access_check = false;
+  auto engine = Engine::create(config);
+  ASSERT_TRUE(engine) << engine.error().message;
+  auto r = (*engine)->evaluate({source_path(small_task_),
+                                source_path("tests/adversarial/host/searches_memory_for_the_reference.cpp"),
+                                std::nullopt, std::nullopt});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->status, common::Status::WRONG_OUTPUT) << r->error.message;
 }
 
 TEST_F(EngineHostTest, LadderIsClassifiedAndTheEngineKeepsWorking) {

@@ -69,6 +69,9 @@ void add_engine_options(CLI::App* cmd, eval::EngineConfig& config) {
   cmd->add_flag("--allow-torch-ops{false}", o.torch_op_audit,
                 "kernelbench: let ModelNew compute with PyTorch operators (by default a trial that runs any beyond "
                 "allocating, viewing, copying and filling is REJECTED)");
+  cmd->add_flag("--allow-system-calls{false}", config.system_access_check,
+                "let built candidates import or make system calls (by default REJECTED: the report channel shares "
+                "their process); for testing the sandbox behind that check");
   cmd->add_option("--timeout-correctness-s", o.timeout_correctness_s, "wall-time limit of the correctness phase")
       ->capture_default_str();
   cmd->add_option("--timeout-timing-s", o.timeout_timing_s, "wall-time limit of each timing phase")

@@ -1,7 +1,9 @@
-// expect: OK (known gap: see adversarial.json and README.md)
+// expect: REJECTED
 // Adversarial (host): the checker runs in the candidate's process and reports through a pipe
-// the candidate can write too. It writes a made-up final record (correct, 1000x speedup) to the
-// report pipe (descriptor 3) and exits before the real checker can say otherwise.
+// the candidate could write too. It writes a made-up final record (correct, 1000x speedup) to the
+// report pipe (descriptor 3) and exits before the real checker can say otherwise. Caught before
+// loading: the library imports write, and candidates make no system calls of their own
+// (compile/import_check.hpp); forges_the_report_by_syscall.cpp does it without the import.
 #include <kernelrl/abi.h>
 #include <unistd.h>
 #include <cstring>

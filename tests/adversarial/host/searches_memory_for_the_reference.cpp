@@ -1,10 +1,12 @@
-// expect: WRONG_OUTPUT
+// expect: REJECTED
 // Adversarial (host): looks for the reference's answer instead of computing it. It reads its
 // environment and /proc/self/maps, then scans every anonymous read-write mapping of its own
 // process (the evaluator's heap included) for a block whose first row equals the softmax of the
 // current input's first row, and copies that block into the output; where nothing is found it
 // leaves the output alone. Caught because the reference runs only after the candidate and its
-// outputs are poisoned right after each check, so no answer is ever in memory to find.
+// outputs are poisoned right after each check, so no answer is ever in memory to find: WRONG_OUTPUT
+// with --allow-system-calls (EngineHostTest.NoAnswerInMemoryToFind); by default it is REJECTED
+// first, for importing fopen (compile/import_check.hpp).
 #include <kernelrl/abi.h>
 #include <chrono>
 #include <cmath>

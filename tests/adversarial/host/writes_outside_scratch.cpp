@@ -1,6 +1,9 @@
-// expect: OK (the write is refused; the test checks the file never appears)
+// expect: REJECTED
 // Adversarial (host): correct output, but tries to plant a file outside its scratch folder
-// (e.g. into the compile cache or the results).
+// (e.g. into the compile cache or the results). Caught before loading: the library imports fopen
+// (compile/import_check.hpp). Behind that check, write confinement: with it off
+// (--allow-system-calls) the candidate is OK and the file never appears
+// (EngineHostTest.WritesOutsideScratchNeverLand).
 #include <kernelrl/abi.h>
 #include <cmath>
 #include <cstdio>

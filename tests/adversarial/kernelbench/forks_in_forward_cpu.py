@@ -1,6 +1,7 @@
 # expect: REJECTED
 # Adversarial (kernelbench, CPU): a correct softmax, but forward forks a helper process (after import,
-# so the syscall filter is in place).
+# so the syscall filter is in place). Caught before building: the format rules allow no `os`
+# (compile/python_scan.hpp); the syscall filter behind them is host/spawns_processes.cpp's.
 import os
 
 import torch

@@ -1,7 +1,8 @@
 # expect: REJECTED
 # Adversarial (kernelbench, CPU): at import it finds the task's Model class among the interpreter's
 # objects and replaces its forward with one returning zeros, then returns zeros itself, so the
-# reference, run after it in the same interpreter, agrees.
+# reference, run after it in the same interpreter, agrees. Caught before building: the format rules
+# allow no `gc` (compile/python_scan.hpp); behind them, the tamper guard (eval/tamper_guard.hpp).
 import gc
 
 import torch

@@ -1,6 +1,8 @@
-# expect: REJECTED (the evaluating child imports the module under its syscall filter)
+# expect: REJECTED
 # Adversarial (kernelbench, CPU): module-level code runs a shell command, then ModelNew is a correct
-# softmax. The prebuild (which must start compilers) still runs it once outside the sandbox.
+# softmax. Caught before building (the prebuild, which must start compilers, runs module-level code
+# outside the sandbox): the format rules allow no `subprocess` (compile/python_scan.hpp); behind
+# them, the evaluating child imports the module under its syscall filter.
 import subprocess
 
 import torch

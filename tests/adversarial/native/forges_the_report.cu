@@ -1,0 +1,18 @@
+// expect: REJECTED
+// Adversarial (native): host/forges_the_report.cpp as a CUDA candidate: it writes a made-up final
+// record (correct, 1000x speedup) to the report pipe (descriptor 3) and exits before the checker can
+// say otherwise. Caught before loading: the library imports write (compile/import_check.hpp);
+// CPU test compile_imports.NativeReportForgerIsRejected.
+#include <kernelrl/abi.h>
+#include <unistd.h>
+#include <cstring>
+
+extern "C" int kernelrl_forward(const DLTensor* inputs, int n_inputs, const DLTensor* params,
+                                int n_params, DLTensor* outputs, int n_outputs, void* stream) {
+  (void)inputs; (void)n_inputs; (void)params; (void)n_params; (void)outputs; (void)n_outputs; (void)stream;
+  const char* record =
+      "{\"result\": {\"status\": \"OK\", \"correct\": true, \"runtime_us\": 1.0, \"ref_runtime_us\": 1000.0, "
+      "\"speedup\": 1000.0}}\n";
+  (void)!write(3, record, std::strlen(record));
+  _exit(0);
+}
