@@ -20,6 +20,7 @@
 #include "eval/device_check_kernels.hpp"
 #endif
 #include "eval/gpu.hpp"
+#include "eval/held_memory.hpp"
 #include "eval/op_audit.hpp"
 #include "eval/tamper_guard.hpp"
 #include "eval/timing.hpp"
@@ -359,8 +360,14 @@ bool run_trial(Context& c, Candidate& cand, int trial, InputSet& set) {
   if (c.req.options.defenses) {
     for (auto& o : set.args.outputs) poison(o);
   }
+  std::optional<gpu::DeviceMemory> memory_before;
   if (c.cuda) {
     if (auto s = gpu::synchronize_and_check(); !s) throw TaskError{"CUDA failed before the candidate ran: " + s.error().message};
+    if (c.req.options.defenses) {
+      auto m = gpu::device_memory();
+      if (!m) throw TaskError{"cannot read the device's free memory: " + m.error().message};
+      memory_before = *m;
+    }
   }
   add_step(c.result.phases_ms, "correctness.draw", t_step);
 
@@ -382,6 +389,17 @@ bool run_trial(Context& c, Candidate& cand, int trial, InputSet& set) {
   }
   if (outcome.error.empty() && c.cuda) {
     if (auto s = gpu::synchronize_and_check(); !s) outcome.error = "CUDA error after the candidate's call: " + s.error().message;
+  }
+  if (outcome.error.empty() && memory_before) {  // eval/held_memory.hpp
+    auto after = gpu::device_memory();
+    if (!after) throw TaskError{"cannot read the device's free memory: " + after.error().message};
+    const auto limit = held_memory_limit(memory_before->total_bytes, c.req.options.max_held_device_mb);
+    if (auto refused = held_memory_refusal(memory_before->free_bytes, after->free_bytes, limit)) {
+      c.result.status = common::Status::REJECTED;
+      c.result.error.message = *refused;
+      c.result.error.trial = trial;
+      return false;
+    }
   }
   add_step(c.result.phases_ms, "correctness.candidate", t_step);
   if (!outcome.error.empty()) {

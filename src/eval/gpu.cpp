@@ -90,6 +90,12 @@ EventTimer::~EventTimer() {
   if (end_) cudaEventDestroy(static_cast<cudaEvent_t>(end_));
 }
 
+common::Expected<DeviceMemory> device_memory() {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  KERNELRL_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return DeviceMemory{free_bytes, total_bytes};
+}
+
 common::Fallible synchronize_and_check() {
   cudaError_t e = cudaDeviceSynchronize();
   if (e == cudaSuccess) e = cudaGetLastError();

@@ -58,6 +58,13 @@ class EventTimer {
   void* end_ = nullptr;
 };
 
+struct DeviceMemory {
+  std::uint64_t free_bytes = 0;
+  std::uint64_t total_bytes = 0;
+};
+// cudaMemGetInfo on the current device: free memory is device-wide (every process's allocations).
+common::Expected<DeviceMemory> device_memory();
+
 // cudaDeviceSynchronize plus cudaGetLastError: the error a candidate's launch left, as text
 // ("an illegal memory access was encountered (cudaErrorIllegalAddress)"), or OK.
 common::Fallible synchronize_and_check();

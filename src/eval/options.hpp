@@ -23,6 +23,8 @@ struct EvalOptions {
   bool torch_op_audit = true;      // kernelbench: a trial whose ModelNew call runs PyTorch operators
                                    // beyond allocating, viewing, copying and filling is REJECTED
                                    // (eval/op_audit.hpp)
+  double max_held_device_mb = 0;   // device memory a trial's call may keep after returning (eval/held_memory.hpp);
+                                   // 0 = a quarter of the device's
   double timeout_setup_s = 120;    // child start, reference model build, signature run
   double timeout_load_s = 60;      // loading the candidate (dlopen / import of a kernelbench module)
   double timeout_correctness_s = 30;  // all correctness trials together
@@ -36,7 +38,7 @@ struct EvalOptions {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EvalOptions, device, n_trials, atol, rtol, time_kernels, n_warmup,
                                                 min_reps, max_reps, timing_budget_ms, flush_l2, allow_tf32, torch_op_audit,
-                                                timeout_setup_s, timeout_load_s, timeout_correctness_s,
+                                                max_held_device_mb, timeout_setup_s, timeout_load_s, timeout_correctness_s,
                                                 timeout_timing_s, defenses)
 
 }  // namespace kernelrl::eval

@@ -1,7 +1,8 @@
-// expect: OK (known gap: see adversarial.json and README.md)
+// expect: REJECTED
 // Adversarial (native): takes nearly all free device memory on its first call and never gives it
-// back, then computes correctly. It scores OK; evaluations sharing the GPU meanwhile (other
-// workers) run out of memory. Nothing limits a child's device memory.
+// back, then computes correctly; evaluations sharing the GPU meanwhile (other workers) would run
+// out of memory. Caught after the first trial's call: the device's free memory dropped by more
+// than the limit (a quarter of the device) while the call ran (eval/held_memory.hpp).
 #include <kernelrl/abi.h>
 #include <cuda_runtime.h>
 #include <math.h>
