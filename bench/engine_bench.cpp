@@ -60,7 +60,7 @@ eval::EngineConfig engine_config(const fs::path& cache) {
 double own_gpu_ms(const eval::EvalResult& r, const eval::EvalOptions& o) {
   const double cand_calls = o.n_trials + o.n_warmup + r.runtime.n;
   const double ref_calls = o.n_trials + 1 + std::min(2, o.n_trials) +
-                           (r.phases_ms.count("ref_timing") ? o.n_warmup + r.ref_runtime.n : 0);
+                           (r.phases_ms.count("timing.reference") ? o.n_warmup + r.ref_runtime.n : 0);
   return (cand_calls * r.runtime.mean_us + ref_calls * r.ref_runtime.mean_us) / 1000.0;
 }
 

@@ -492,7 +492,9 @@ bool final_audits(Context& c, Candidate& cand, CallTimer& timer, std::vector<Inp
 }
 
 // Times the candidate over the sets (rotating), audits timed calls at random and one more call per
-// set after timing, then times the reference the same way unless the run already measured it.
+// set after timing. The reference, unless the run already measured it, is timed the same way in
+// the same loop: each timed candidate call is followed by a timed reference call on the same
+// inputs (CallTimer::run_paired), so a drift of the machine reaches both medians alike.
 void timing(Context& c, Candidate& cand, std::vector<InputSet>& sets) {
   auto timer = CallTimer::create(c.cuda, c.stream, c.l2_bytes);
   if (!timer) throw TaskError{"cannot set up the timer: " + timer.error().message};
@@ -502,28 +504,53 @@ void timing(Context& c, Candidate& cand, std::vector<InputSet>& sets) {
   std::vector<py::object> pristine;
   bool audit_failed = false;
   auto t0 = clock_type::now();
-  auto times = (*timer)->run(
-      [&](int rep) { return call_for_timing(c, cand, sets[rep % sets.size()]); }, c.req.options,
-      [&](int rep) {
-        if (!defended) return;
-        auto t_step = clock_type::now();
-        const int timed_rep = n_prepared++ - c.req.options.n_warmup;
-        const bool audit = timed_rep >= 0 && static_cast<std::size_t>(timed_rep) < audited.size() && audited[timed_rep];
-        pristine = redraw_inputs(c, sets[rep % sets.size()], audit);
-        add_step(c.result.phases_ms, "timing.redraw", t_step);
-      },
-      [&](int rep) {
-        if (pristine.empty()) return std::string();
-        auto t_step = clock_type::now();
-        audit_failed = !audit_call(c, sets[rep % sets.size()], pristine);
-        pristine.clear();
-        add_step(c.result.phases_ms, "timing.audits", t_step);
-        if (audit_failed) {
-          c.result.error.message += " (timed call " + std::to_string(rep + 1) + ", audited at random)";
-          return std::string("a timed call failed its audit");
-        }
-        return std::string();
-      });
+  const auto candidate_call = [&](int rep) { return call_for_timing(c, cand, sets[rep % sets.size()]); };
+  std::string reference_error;  // the task's failure, not the candidate's
+  const auto reference_call = [&](int rep) {  // its warm-up and timed calls: step timing.reference
+    auto t_step = clock_type::now();
+    try {
+      call_reference(c, sets[rep % sets.size()].args.inputs);
+    } catch (py::error_already_set& e) {
+      reference_error = std::string("the reference raised: ") + e.what();
+      return reference_error;
+    }
+    add_step(c.result.phases_ms, "timing.reference", t_step);
+    return std::string();
+  };
+  const std::function<void(int)> prepare = [&](int rep) {
+    if (!defended) return;
+    auto t_step = clock_type::now();
+    const int timed_rep = n_prepared++ - c.req.options.n_warmup;
+    const bool audit = timed_rep >= 0 && static_cast<std::size_t>(timed_rep) < audited.size() && audited[timed_rep];
+    pristine = redraw_inputs(c, sets[rep % sets.size()], audit);
+    add_step(c.result.phases_ms, "timing.redraw", t_step);
+  };
+  const std::function<std::string(int)> after = [&](int rep) {
+    if (pristine.empty()) return std::string();
+    auto t_step = clock_type::now();
+    audit_failed = !audit_call(c, sets[rep % sets.size()], pristine);
+    pristine.clear();
+    add_step(c.result.phases_ms, "timing.audits", t_step);
+    if (audit_failed) {
+      c.result.error.message += " (timed call " + std::to_string(rep + 1) + ", audited at random)";
+      return std::string("a timed call failed its audit");
+    }
+    return std::string();
+  };
+  std::optional<std::vector<double>> ref_times;
+  common::Expected<std::vector<double>> times = std::vector<double>{};
+  if (c.req.cached_ref) {
+    times = (*timer)->run(candidate_call, c.req.options, prepare, after);
+  } else {
+    auto paired = (*timer)->run_paired(candidate_call, reference_call, c.req.options, prepare, after);
+    if (!reference_error.empty()) throw TaskError{"timing the reference failed: " + reference_error};
+    if (paired) {
+      times = std::move(paired->a_ms);
+      ref_times = std::move(paired->b_ms);
+    } else {
+      times = paired.error();
+    }
+  }
   if (audit_failed) return;  // judge_call filled in the result
   if (!times) {
     c.result.status = common::Status::RUNTIME_ERROR;
@@ -537,14 +564,7 @@ void timing(Context& c, Candidate& cand, std::vector<InputSet>& sets) {
   if (!rechecked) return;
   c.result.runtime = summarize_ms(*times);
 
-  if (c.req.cached_ref) {
-    c.result.ref_runtime = *c.req.cached_ref;
-  } else {
-    c.rep.phase("ref_timing");
-    auto t1 = clock_type::now();
-    c.result.ref_runtime = time_reference(c, **timer, [&](int rep) -> auto& { return sets[rep % sets.size()].args.inputs; });
-    c.result.phases_ms["ref_timing"] = ms_since(t1);
-  }
+  c.result.ref_runtime = c.req.cached_ref ? *c.req.cached_ref : summarize_ms(*ref_times);
   c.result.runtime_us = c.result.runtime.median_us;
   c.result.ref_runtime_us = c.result.ref_runtime.median_us;
   if (c.result.runtime_us > 0) c.result.speedup = c.result.ref_runtime_us / c.result.runtime_us;

@@ -72,26 +72,37 @@ common::Expected<std::unique_ptr<CallTimer>> CallTimer::create(bool cuda, void* 
   return std::unique_ptr<CallTimer>(std::move(t));
 }
 
-common::Expected<std::vector<double>> CallTimer::run(const std::function<std::string(int)>& call,
-                                                     const EvalOptions& options,
-                                                     const std::function<void(int)>& prepare,
-                                                     const std::function<std::string(int)>& after) {
+common::Fallible CallTimer::warm_up(const std::function<std::string(int)>& call, const EvalOptions& options,
+                                    const std::function<void(int)>& prepare) {
   for (int i = 0; i < options.n_warmup; ++i) {
     if (prepare) prepare(i);
     if (auto err = call(i); !err.empty()) return common::make_error(err);
     if (auto s = settle(); !s) return s.error();
   }
+  return common::Ok{};
+}
+
+common::Expected<double> CallTimer::timed(const std::function<std::string(int)>& call, int rep,
+                                          const EvalOptions& options) {
+  if (options.flush_l2) {
+    if (auto s = flush(); !s) return s.error();
+  }
+  if (auto s = start(); !s) return s.error();
+  if (auto err = call(rep); !err.empty()) return common::make_error(err);
+  return stop_ms();
+}
+
+common::Expected<std::vector<double>> CallTimer::run(const std::function<std::string(int)>& call,
+                                                     const EvalOptions& options,
+                                                     const std::function<void(int)>& prepare,
+                                                     const std::function<std::string(int)>& after) {
+  if (auto s = warm_up(call, options, prepare); !s) return s.error();
   std::vector<double> times_ms;
   double total_ms = 0;
   for (int rep = 0; rep < options.max_reps; ++rep) {
     if (rep >= options.min_reps && total_ms >= options.timing_budget_ms) break;
     if (prepare) prepare(rep);
-    if (options.flush_l2) {
-      if (auto s = flush(); !s) return s.error();
-    }
-    if (auto s = start(); !s) return s.error();
-    if (auto err = call(rep); !err.empty()) return common::make_error(err);
-    auto ms = stop_ms();
+    auto ms = timed(call, rep, options);
     if (!ms) return ms.error();
     times_ms.push_back(*ms);
     total_ms += *ms;
@@ -100,6 +111,32 @@ common::Expected<std::vector<double>> CallTimer::run(const std::function<std::st
     }
   }
   return times_ms;
+}
+
+common::Expected<CallTimer::Paired> CallTimer::run_paired(const std::function<std::string(int)>& call_a,
+                                                          const std::function<std::string(int)>& call_b,
+                                                          const EvalOptions& options,
+                                                          const std::function<void(int)>& prepare,
+                                                          const std::function<std::string(int)>& after) {
+  if (auto s = warm_up(call_a, options, prepare); !s) return s.error();
+  if (auto s = warm_up(call_b, options, {}); !s) return s.error();
+  Paired times;
+  double total_ms = 0;
+  for (int rep = 0; rep < options.max_reps; ++rep) {
+    if (rep >= options.min_reps && total_ms >= 2 * options.timing_budget_ms) break;
+    if (prepare) prepare(rep);
+    auto a = timed(call_a, rep, options);
+    if (!a) return a.error();
+    if (after) {
+      if (auto err = after(rep); !err.empty()) return common::make_error(err);
+    }
+    auto b = timed(call_b, rep, options);
+    if (!b) return b.error();
+    times.a_ms.push_back(*a);
+    times.b_ms.push_back(*b);
+    total_ms += *a + *b;
+  }
+  return times;
 }
 
 std::string CallTimer::call_untimed(const std::function<std::string()>& call, const EvalOptions& options) {

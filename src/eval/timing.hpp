@@ -30,6 +30,18 @@ class CallTimer {
                                             const std::function<void(int rep)>& prepare = {},
                                             const std::function<std::string(int rep)>& after = {});
 
+  // Two calls timed alternately (a, b, a, b, ...): warm-up of each, then pairs until max_reps, or
+  // min_reps and the two totals together reach twice timing_budget_ms. A drift of the machine
+  // (clocks, other processes) then reaches both alike, where two runs one after the other would
+  // see different moments. `prepare` and `after` as in run(), for `a` only.
+  struct Paired {
+    std::vector<double> a_ms, b_ms;
+  };
+  common::Expected<Paired> run_paired(const std::function<std::string(int rep)>& call_a,
+                                      const std::function<std::string(int rep)>& call_b, const EvalOptions& options,
+                                      const std::function<void(int rep)>& prepare = {},
+                                      const std::function<std::string(int rep)>& after = {});
+
   // One call like a timed one (the cache flushed first when options.flush_l2) but not measured,
   // then waited for. Returns the call's error text, the device's, or "".
   std::string call_untimed(const std::function<std::string()>& call, const EvalOptions& options);
@@ -39,6 +51,11 @@ class CallTimer {
   virtual common::Fallible start() = 0;
   virtual common::Expected<double> stop_ms() = 0;
   virtual common::Fallible settle() = 0;  // wait for all work after an untimed call
+
+ private:
+  common::Fallible warm_up(const std::function<std::string(int rep)>& call, const EvalOptions& options,
+                           const std::function<void(int rep)>& prepare);
+  common::Expected<double> timed(const std::function<std::string(int rep)>& call, int rep, const EvalOptions& options);
 };
 
 // Summary of per-call milliseconds, in microseconds.

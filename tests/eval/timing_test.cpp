@@ -1,9 +1,11 @@
 // CallTimer's protocol on the CPU: warm-up calls untimed, then timed calls up to max_reps;
-// prepare before every call, after after every timed one; an error from either stops timing.
+// prepare before every call, after after every timed one; an error from either stops timing; two
+// calls timed as alternating pairs.
 #include "eval/timing.hpp"
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -48,6 +50,51 @@ TEST(CallTimer, AnAuditErrorStopsTiming) {
   ASSERT_FALSE(times);
   EXPECT_EQ(times.error().message, "audit of call 2 failed");
   EXPECT_EQ(n_calls, 3 + 3);  // warm-ups, then timed calls 0, 1, 2
+}
+
+TEST(CallTimer, PairedCallsAlternateAndShareTheirInputsRep) {
+  auto timer = CallTimer::create(false, nullptr, 0);
+  ASSERT_TRUE(timer);
+  std::vector<std::string> log;
+  auto logged = [&](const std::string& what) {
+    return [&log, what](int rep) { log.push_back(what + " " + std::to_string(rep)); return std::string(); };
+  };
+  auto times = (*timer)->run_paired(logged("a"), logged("b"), small_options(),
+                                    [&](int rep) { log.push_back("prepare " + std::to_string(rep)); },
+                                    logged("after"));
+  ASSERT_TRUE(times) << times.error().message;
+  EXPECT_EQ(times->a_ms.size(), 7u);
+  EXPECT_EQ(times->b_ms.size(), 7u);
+  // Warm-ups: 3 of a (each prepared), then 3 of b; then 7 pairs: prepare, a, after, b.
+  ASSERT_EQ(log.size(), 3u * 2 + 3u + 7u * 4);
+  EXPECT_EQ(log[5], "a 2");
+  EXPECT_EQ(log[6], "b 0");
+  EXPECT_EQ(log[8], "b 2");
+  const std::vector<std::string> first_pair{"prepare 0", "a 0", "after 0", "b 0"};
+  EXPECT_EQ(std::vector<std::string>(log.begin() + 9, log.begin() + 13), first_pair);
+  EXPECT_EQ(log.back(), "b 6");
+}
+
+TEST(CallTimer, PairedTimingStopsAtTheJointBudget) {
+  auto timer = CallTimer::create(false, nullptr, 0);
+  ASSERT_TRUE(timer);
+  EvalOptions o = small_options();
+  o.min_reps = 2;
+  o.max_reps = 1000;
+  o.timing_budget_ms = 2;  // the pairs stop once a + b reach 4 ms: with b sleeping 1 ms, after about 4 pairs
+  auto times = (*timer)->run_paired([](int) { return std::string(); },
+                                    [](int) {
+                                      const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
+                                      while (std::chrono::steady_clock::now() < until) {
+                                      }
+                                      return std::string();
+                                    },
+                                    o);
+  ASSERT_TRUE(times) << times.error().message;
+  EXPECT_GE(times->b_ms.size(), 2u);
+  EXPECT_LE(times->b_ms.size(), 5u);
+  EXPECT_GE(times->b_ms[0], 0.9);
+  EXPECT_LT(times->a_ms[0], times->b_ms[0]);
 }
 
 TEST(CallTimer, UntimedCallReturnsTheCallsError) {
