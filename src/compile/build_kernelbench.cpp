@@ -14,6 +14,7 @@
 
 #include <cctype>
 #include <chrono>
+#include <cstdlib>
 #include <thread>
 
 #include "common/fs.hpp"
@@ -22,6 +23,7 @@
 #include "compile/diagnostics.hpp"
 #include "compile/import_check.hpp"
 #include "compile/system_call_check.hpp"
+#include "kernelrl/build_config.hpp"
 
 namespace kernelrl::compile::detail {
 
@@ -132,6 +134,10 @@ CompileResult build_kernelbench(const build_request& req) {
                    "invalid cuda_arch '" + req.options.cuda_arch + "': expected digits such as 90 or 100a");
   }
   if (tc.python.empty()) return failure(Status::COMPILE_ERROR, "no Python interpreter configured for kernelbench candidates");
+  if (tc.confine.empty()) {  // the prebuild runs the candidate's module-level code: never unconfined
+    return failure(Status::COMPILE_ERROR, "kernelrl-confine not found (" + std::string(build::confine_tool) +
+                                              "): build the project's tools/confine");
+  }
   std::error_code ec;
   fs::create_directories(req.entry, ec);
   if (ec) return failure(Status::COMPILE_ERROR, req.entry.string() + ": cannot create: " + ec.message());
@@ -159,14 +165,24 @@ CompileResult build_kernelbench(const build_request& req) {
     return failure(Status::COMPILE_ERROR, "cannot write the source: " + s.error().message);
   }
 
+  const fs::path scratch = req.entry / "tmp";  // the compilers' temporaries (TMPDIR)
+  fs::create_directories(scratch, ec);
   std::vector<std::string> env{"TORCH_EXTENSIONS_DIR=" + extensions.string(), "TORCH_CUDA_ARCH_LIST=" + arch_list,
-                               "MAX_JOBS=4", "PYTHONDONTWRITEBYTECODE=1"};
+                               "MAX_JOBS=4", "PYTHONDONTWRITEBYTECODE=1", "TMPDIR=" + scratch.string()};
+  // The module's code runs here (load_inline must start compilers, so no process filter): writes
+  // only to its entry and /dev, no network (tools/confine).
+  std::vector<std::string> argv{tc.confine, "--write", req.entry.string(), "--write", "/dev"};
+  if (const char* home = std::getenv("HOME")) {
+    if (fs::is_directory(std::string(home) + "/.nv", ec)) argv.insert(argv.end(), {"--write", std::string(home) + "/.nv"});
+  }
+  argv.insert(argv.end(), {"--", tc.python, "-c", kPrebuildScript, src.string()});
   common::RunLimits limits;
   limits.wall_time = req.options.time_limit;
   // No RLIMIT_AS: torch and the CUDA libraries reserve far more address space than they use.
   limits.file_size_bytes = 1ull << 30;
   limits.nice = kCompilerNice;
-  auto run = common::run_process(with_env(env, {tc.python, "-c", kPrebuildScript, src.string()}), req.entry, {}, limits);
+  auto run = common::run_process(with_env(env, argv), req.entry, {}, limits);
+  (void)common::remove_tree(scratch);
   if (run) run->output = clean_paths(run->output, src, req.entry, req.display_name);
 
   build_outcome outcome = interpret_run(run, "the kernelbench build (" + tc.python + ")", req.options, req.display_name);

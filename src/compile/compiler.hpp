@@ -24,9 +24,10 @@ struct CompileOptions {
   bool use_cache = true;                         // false: always compile (the result is still stored)
   bool host_pch = true;       // native: nvcc's host compile against cached precompiled headers (compile/host_pch.hpp)
   bool parallel_nvcc = true;  // native: nvcc's host and device front ends side by side (compile/nvcc_steps.hpp)
-  bool system_access_check = true;  // built libraries that import or make system calls are REJECTED
-                                    // (compile/import_check.hpp, system_call_check.hpp; part of the key).
-                                    // false only to test the sandbox behind it
+  bool system_access_check = true;  // built libraries that import or make system calls, and kernelbench
+                                    // modules that reach the process (os, sys, open, ...), are REJECTED
+                                    // (compile/import_check.hpp, system_call_check.hpp, python_scan.hpp;
+                                    // part of the key). false only to test the sandbox behind it
 };
 
 struct CompileResult {
@@ -51,6 +52,7 @@ struct Toolchain {
   std::string host_cc_wrapper;  // tools/host-cc when built and cuda_host_cc is known, else empty
   std::string fast_linker;   // "-fuse-ld=gold" when gold is installed (native links), else empty
   std::string python;        // interpreter that builds kernelbench candidates
+  std::string confine;       // tools/confine, which the kernelbench prebuild runs under; empty when not built
   std::filesystem::path abi_include_dir;  // holds kernelrl/abi.h
 };
 
@@ -62,9 +64,11 @@ common::Expected<Toolchain> detect_toolchain();
 
 // Static checks before any compiler runs: empty, binary, over max_bytes (1 MB), no entry point
 // (`kernelrl_forward` for native/host, `class ModelNew` for kernelbench), forbidden includes for
-// native/host (torch, ATen, c10, cuBLAS, cuDNN, ...: REJECTED). Returns status OK when it passes.
+// native/host (torch, ATen, c10, cuBLAS, cuDNN, ...: REJECTED), the kernelbench format rules (with
+// the rules on reaching the process only when `system_access_rules`). Returns status OK when it passes.
+inline constexpr std::uint64_t kMaxSourceBytes = 1u << 20;
 CompileResult check_source(const std::string& source, common::Format format, const std::string& display_name,
-                           std::uint64_t max_bytes = 1u << 20);
+                           std::uint64_t max_bytes = kMaxSourceBytes, bool system_access_rules = true);
 
 // Trims compiler output to the first `max_errors` errors (each with its following context lines),
 // replaces `scratch_path` with `display_name`, and caps the excerpt at max_chars.

@@ -272,13 +272,13 @@ std::string blank_python_literals(std::string_view s) {
   return out;
 }
 
-std::optional<PythonRuleBreak> kernelbench_rule_break(std::string_view source) {
+std::optional<PythonRuleBreak> kernelbench_rule_break(std::string_view source, bool system_access) {
   const std::string code = blank_python_literals(source);
   if (auto b = find_try(code)) return b;
   if (auto b = find_inherited_reference(code)) return b;
   if (auto b = find_reference_use(code)) return b;
   if (auto b = find_concurrency(code)) return b;
-  return find_system_access(code);
+  return system_access ? find_system_access(code) : std::nullopt;
 }
 
 }  // namespace kernelrl::compile::detail

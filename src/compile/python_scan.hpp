@@ -25,7 +25,9 @@ struct PythonRuleBreak {
   std::string reason;  // what a model can read and fix
 };
 
-// The first rule a kernelbench candidate breaks, or nullopt.
-std::optional<PythonRuleBreak> kernelbench_rule_break(std::string_view source);
+// The first rule a kernelbench candidate breaks, or nullopt. `system_access`: the rules on reaching
+// the process (imports, os/sys/..., open/eval/getattr, dunders) too; false only to test the sandbox
+// behind them.
+std::optional<PythonRuleBreak> kernelbench_rule_break(std::string_view source, bool system_access = true);
 
 }  // namespace kernelrl::compile::detail

@@ -39,6 +39,7 @@ std::string signal_name(int sig) {
     case SIGXCPU: return "SIGXCPU";
     case SIGTERM: return "SIGTERM";
     case SIGILL: return "SIGILL";
+    case SIGSYS: return "SIGSYS";
     default: return "signal " + std::to_string(sig);
   }
 }
@@ -77,6 +78,9 @@ build_outcome interpret_run(const common::Expected<common::RunResult>& run, cons
     r.message = tool + " was killed by " + signal_name(rr.term_signal);
     if (rr.term_signal == SIGXFSZ) {
       r.message += " (it wrote a file over the size limit)";
+    } else if (rr.term_signal == SIGSYS) {  // tools/confine's filter: the candidate's module-level code
+      r.status = Status::REJECTED;
+      r.message += " (a system call the build's sandbox forbids: network sockets, tracing, mounts, namespaces)";
     } else if (rr.term_signal == SIGKILL || rr.term_signal == SIGSEGV || rr.term_signal == SIGABRT) {
       r.message += " (possibly the " + gib_text(options.memory_limit_bytes) + " memory limit)";
     }

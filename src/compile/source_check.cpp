@@ -72,7 +72,7 @@ CompileResult failed(Status status, const std::string& display_name, const std::
 }  // namespace
 
 CompileResult check_source(const std::string& source, Format format, const std::string& display_name,
-                           std::uint64_t max_bytes) {
+                           std::uint64_t max_bytes, bool system_access_rules) {
   if (source.size() > max_bytes) {
     return failed(Status::FORMAT_ERROR, display_name,
                   std::to_string(source.size()) + " bytes, over the " + std::to_string(max_bytes) + "-byte limit");
@@ -97,7 +97,7 @@ CompileResult check_source(const std::string& source, Format format, const std::
                     "no `class ModelNew`: a kernelbench candidate defines class ModelNew(nn.Module) with the "
                     "reference's constructor and forward signatures");
     }
-    if (auto broken = detail::kernelbench_rule_break(source)) {
+    if (auto broken = detail::kernelbench_rule_break(source, system_access_rules)) {
       CompileResult r = failed(Status::REJECTED, display_name, "");
       r.message = display_name + ":" + std::to_string(broken->line) + ": " + broken->reason;
       r.log_excerpt = r.message;

@@ -106,6 +106,7 @@ common::Expected<Toolchain> detect_toolchain() {
   if (tc.cuda_host_cxx.empty()) tc.cuda_host_cxx = tc.cxx;
   tc.cuda_host_cc = resolve_program("gcc");
   if (!tc.cuda_host_cc.empty() && is_executable_file(build::host_cc_wrapper)) tc.host_cc_wrapper = build::host_cc_wrapper;
+  if (is_executable_file(build::confine_tool)) tc.confine = build::confine_tool;
   if (!resolve_program("ld.gold").empty()) tc.fast_linker = "-fuse-ld=gold";  // links native candidates faster
 
   tc.python = build::python_executable;

@@ -41,7 +41,7 @@ void kill_on(Program& p, int nr) {
   stmt(p, BPF_RET | BPF_K, kKill);
 }
 
-Program build_program() {
+Program build_program(FilterProfile profile) {
   Program p;
   // Another architecture's calling convention could smuggle other syscall numbers: kill.
   stmt(p, BPF_LD | BPF_W | BPF_ABS, kArch);
@@ -51,6 +51,23 @@ Program build_program() {
   stmt(p, BPF_LD | BPF_W | BPF_ABS, kNr);
   jump(p, BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1);
   stmt(p, BPF_RET | BPF_K, kKill);
+
+  // socket: local (AF_UNIX) only; no network.
+  stmt(p, BPF_LD | BPF_W | BPF_ABS, kNr);
+  jump(p, BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 0, 3);
+  stmt(p, BPF_LD | BPF_W | BPF_ABS, kArg0Low);
+  jump(p, BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 1, 0);
+  stmt(p, BPF_RET | BPF_K, kKill);
+  for (int nr : {SYS_ptrace, SYS_process_vm_readv, SYS_process_vm_writev, SYS_mount, SYS_umount2, SYS_pivot_root,
+                 SYS_chroot, SYS_unshare, SYS_setns, SYS_init_module, SYS_finit_module, SYS_delete_module,
+                 SYS_kexec_load, SYS_reboot, SYS_swapon, SYS_swapoff, SYS_io_uring_setup, SYS_pidfd_getfd,
+                 SYS_process_madvise}) {
+    kill_on(p, nr);
+  }
+  if (profile == FilterProfile::Build) {
+    stmt(p, BPF_RET | BPF_K, kAllow);
+    return p;
+  }
 
   // clone3 hides its flags in memory BPF cannot read: say "not implemented" so the C library
   // falls back to clone, whose flags can be checked.
@@ -62,12 +79,6 @@ Program build_program() {
   jump(p, BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, 3);
   stmt(p, BPF_LD | BPF_W | BPF_ABS, kArg0Low);
   jump(p, BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 1, 0);
-  stmt(p, BPF_RET | BPF_K, kKill);
-  // socket: local (AF_UNIX) only; no network.
-  stmt(p, BPF_LD | BPF_W | BPF_ABS, kNr);
-  jump(p, BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 0, 3);
-  stmt(p, BPF_LD | BPF_W | BPF_ABS, kArg0Low);
-  jump(p, BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 1, 0);
   stmt(p, BPF_RET | BPF_K, kKill);
 
   // Signals: only to itself (its pid, its own process group, or 0 = its group). A candidate must
@@ -89,11 +100,7 @@ Program build_program() {
     stmt(p, BPF_RET | BPF_K, kKill);
   }
 
-  for (int nr : {SYS_fork, SYS_vfork, SYS_execve, SYS_execveat, SYS_ptrace, SYS_process_vm_readv,
-                 SYS_process_vm_writev, SYS_mount, SYS_umount2, SYS_pivot_root, SYS_chroot, SYS_unshare, SYS_setns,
-                 SYS_init_module, SYS_finit_module, SYS_delete_module, SYS_kexec_load, SYS_reboot, SYS_swapon,
-                 SYS_swapoff, SYS_io_uring_setup, SYS_pidfd_open, SYS_pidfd_send_signal, SYS_pidfd_getfd,
-                 SYS_process_madvise}) {
+  for (int nr : {SYS_fork, SYS_vfork, SYS_execve, SYS_execveat, SYS_pidfd_open, SYS_pidfd_send_signal}) {
     kill_on(p, nr);
   }
   stmt(p, BPF_RET | BPF_K, kAllow);
@@ -102,11 +109,11 @@ Program build_program() {
 
 }  // namespace
 
-common::Fallible install_syscall_filter() {
+common::Fallible install_syscall_filter(FilterProfile profile) {
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
     return common::make_error(std::string("prctl(PR_SET_NO_NEW_PRIVS) failed: ") + std::strerror(errno));
   }
-  Program program = build_program();
+  Program program = build_program(profile);
   sock_fprog prog{static_cast<unsigned short>(program.size()), program.data()};
   if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0) {
     return common::make_error(std::string("seccomp filter not installed: ") + std::strerror(errno));
@@ -114,7 +121,10 @@ common::Fallible install_syscall_filter() {
   return common::Ok{};
 }
 
-const char* syscall_filter_summary() {
+const char* syscall_filter_summary(FilterProfile profile) {
+  if (profile == FilterProfile::Build) {
+    return "no network sockets, no ptrace or process_vm_*, no io_uring, no mount/namespace/module/reboot calls";
+  }
   return "no new processes (fork, vfork, clone without CLONE_THREAD), no exec, no network sockets, no ptrace or "
          "process_vm_*, no signals to other processes, no io_uring, no mount/namespace/module/reboot calls";
 }

@@ -26,6 +26,7 @@ TEST_F(compile_kernelbench, KernelbenchBuildsInPlaceWithTheBuildEnvironment) {
   testing::scoped_env wrong_dir("TORCH_EXTENSIONS_DIR", "/nonexistent/wrong");
   const std::string source =
       "import os\n"
+      "assert os.environ['TMPDIR'].endswith('/tmp') and os.path.isdir(os.environ['TMPDIR']), os.environ['TMPDIR']\n"
       "assert os.environ['TORCH_EXTENSIONS_DIR'].endswith('/extensions'), os.environ['TORCH_EXTENSIONS_DIR']\n"
       "assert os.path.isdir(os.environ['TORCH_EXTENSIONS_DIR'])\n"
       "assert os.environ['TORCH_CUDA_ARCH_LIST'] == '9.0', os.environ['TORCH_CUDA_ARCH_LIST']\n"
@@ -36,22 +37,49 @@ TEST_F(compile_kernelbench, KernelbenchBuildsInPlaceWithTheBuildEnvironment) {
       "if __name__ == '__main__':\n"
       "    raise SystemExit(3)\n";
   Compiler c = compiler();
-  CompileResult r = c.compile(source, "candidate.py", kernelbench_options());
+  CompileOptions options = kernelbench_options();
+  options.system_access_check = false;  // the candidate reads os.environ
+  EXPECT_EQ(c.compile(source, "candidate.py", kernelbench_options()).status, Status::REJECTED) << "os, by default";
+  CompileResult r = c.compile(source, "candidate.py", options);
   ASSERT_EQ(r.status, Status::OK) << r.message << "\n" << r.log_excerpt;
   EXPECT_EQ(r.artifact, cache_dir_ / r.key.substr(0, 2) / r.key);
   EXPECT_TRUE(fs::is_regular_file(r.artifact / "candidate.py"));
   EXPECT_TRUE(fs::is_directory(r.artifact / "extensions"));
 
-  CompileResult hit = c.compile(source, "candidate.py", kernelbench_options());
+  CompileResult hit = c.compile(source, "candidate.py", options);
   EXPECT_TRUE(hit.cache_hit);
   EXPECT_EQ(hit.artifact, r.artifact);
   EXPECT_LT(hit.t_compile_ms, 10.0);
 
-  CompileOptions other_arch = kernelbench_options();
+  CompileOptions other_arch = options;
   other_arch.cuda_arch = "100";
   CompileResult arch = c.compile(source, "candidate.py", other_arch);
   EXPECT_NE(arch.key, r.key) << "the arch list is part of a kernelbench key";
   EXPECT_EQ(arch.status, Status::COMPILE_ERROR) << "the candidate asserts 9.0";
+}
+
+// The prebuild runs the module's code (load_inline needs compilers, so processes are allowed there):
+// confined to writing below its entry and /dev, with no network (tools/confine). Shown with the
+// static rules that would refuse such code turned off.
+TEST_F(compile_kernelbench, ThePrebuildRunsConfined) {
+  const fs::path outside = cache_dir_ / "planted-by-prebuild.txt";
+  CompileOptions options = kernelbench_options();
+  options.system_access_check = false;
+  Compiler c = compiler();
+  const std::string writes = "open('" + outside.string() + "', 'w').write('x')\nclass ModelNew:\n    pass\n";
+  CompileResult w = c.compile(writes, "candidate.py", options);
+  EXPECT_EQ(w.status, Status::COMPILE_ERROR) << w.message;
+  EXPECT_NE(w.message.find("Permission denied"), std::string::npos) << w.message << "\n" << w.log_excerpt;
+  EXPECT_FALSE(fs::exists(outside));
+  const std::string connects = "import socket\nsocket.socket(socket.AF_INET)\nclass ModelNew:\n    pass\n";
+  CompileResult n = c.compile(connects, "candidate.py", options);
+  EXPECT_EQ(n.status, Status::REJECTED) << n.message;
+  EXPECT_NE(n.message.find("killed by SIGSYS (a system call the build's sandbox forbids"), std::string::npos)
+      << n.message << "\n" << n.log_excerpt;
+  const std::string inside = "import os\nopen(os.path.join(os.environ['TMPDIR'], 'x'), 'w').write('x')\n"
+                             "class ModelNew:\n    pass\n";
+  CompileResult i = c.compile(inside, "candidate.py", options);
+  EXPECT_EQ(i.status, Status::OK) << i.message << "\n" << i.log_excerpt;
 }
 
 TEST_F(compile_kernelbench, KernelbenchExceptionNamesTheCandidateLine) {
