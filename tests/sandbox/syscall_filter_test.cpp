@@ -1,5 +1,5 @@
 // The candidate filter: threads and ordinary work pass; a new process, an exec, a network socket
-// or ptrace kills the child with SIGSYS.
+// or ptrace kills the child with SIGSYS. The build filter: processes pass, the rest as before.
 #include "sandbox/syscall_filter.hpp"
 
 #include <gtest/gtest.h>
@@ -22,12 +22,12 @@ namespace {
 using testing::say;
 
 // Runs `attempt` in a filtered child; returns the outcome.
-ChildOutcome filtered(const std::function<void()>& attempt) {
+ChildOutcome filtered(const std::function<void()>& attempt, FilterProfile profile = FilterProfile::Candidate) {
   auto dir = std::filesystem::temp_directory_path() / ("kernelrl-filter-test-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   auto o = run_child_process(
       [&](int fd) {
-        if (!install_syscall_filter()) return;
+        if (!install_syscall_filter(profile)) return;
         attempt();
         say(fd, R"({"result":"survived"})");
       },
@@ -63,6 +63,29 @@ TEST(SyscallFilter, NetworkSocketsAreKilled) {
   EXPECT_EQ(o4.term_signal, SIGSYS);
   auto o6 = filtered([] { ::socket(AF_INET6, SOCK_DGRAM, 0); });
   EXPECT_EQ(o6.term_signal, SIGSYS);
+}
+
+// The Build profile (the kernelbench prebuild, which starts compilers): processes and exec pass,
+// the network and tracing still kill, in the processes it starts too.
+TEST(SyscallFilter, BuildProfileAllowsProcessesButNoNetwork) {
+  auto builds = filtered(
+      [] {
+        if (std::system("/bin/true") != 0) ::abort();
+        if (std::system("/usr/bin/python3 -c \"import socket; socket.socket(socket.AF_UNIX)\"") != 0) ::abort();
+      },
+      FilterProfile::Build);
+  EXPECT_TRUE(builds.has_record) << describe_end(builds);
+  EXPECT_EQ(filtered([] { ::socket(AF_INET, SOCK_STREAM, 0); }, FilterProfile::Build).term_signal, SIGSYS);
+  EXPECT_EQ(filtered([] { ::ptrace(PTRACE_TRACEME, 0, nullptr, nullptr); }, FilterProfile::Build).term_signal, SIGSYS);
+  auto child_connects = filtered(
+      [] {  // a started process inherits the filter: its socket kills it, and system() reports that
+        const int status = std::system("/usr/bin/python3 -c \"import socket; socket.socket(socket.AF_INET)\"");
+        const bool killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS;
+        const bool shell_says_killed = WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGSYS;
+        if (!killed && !shell_says_killed) ::abort();
+      },
+      FilterProfile::Build);
+  EXPECT_TRUE(child_connects.has_record) << describe_end(child_connects);
 }
 
 TEST(SyscallFilter, SystemAndPtraceAreKilled) {
