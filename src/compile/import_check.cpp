@@ -33,21 +33,22 @@ constexpr std::array<std::string_view, 5> kOwnStreams{"cudaStreamCreate", "cudaS
 constexpr std::array<std::string_view, 2> kOwnThreads{"pthread_create", "thrd_create"};
 constexpr std::string_view kStdThreadStartPrefix = "_ZNSt6thread15_M_start_thread";
 
-// Routes to the process's file descriptors (the evaluator's report channel among them), to files,
-// sockets and other processes, raw system calls, signal handlers (code that runs after a call has
-// returned) and memory protection: a candidate computes into its outputs and needs none of them.
-constexpr std::array<std::string_view, 63> kSystemAccess{
-    "write",         "__write",        "writev",         "pwrite",          "pwrite64",        "pwritev",
-    "pwritev2",      "pwritev64",      "pwritev64v2",    "send",            "sendto",          "sendmsg",
-    "sendmmsg",      "sendfile",       "sendfile64",     "splice",          "tee",             "vmsplice",
-    "copy_file_range", "aio_write",    "aio_write64",    "lio_listio",      "lio_listio64",    "_IO_do_write",
-    "dup",           "dup2",           "dup3",           "fcntl",           "fcntl64",         "__fcntl",
-    "fdopen",        "open",           "open64",         "__open_2",        "__open64_2",      "openat",
-    "openat64",      "__openat_2",     "__openat64_2",   "creat",           "creat64",         "fopen",
-    "fopen64",       "freopen",        "freopen64",      "socket",          "socketpair",      "connect",
-    "syscall",       "sigaction",      "__sigaction",    "signal",          "sigset",          "bsd_signal",
-    "__sysv_signal", "ssignal",        "mprotect",       "pkey_mprotect",   "process_vm_writev", "ptrace",
-    "prctl",         "memfd_create",   "io_uring_setup"};
+// Routes to the process's file descriptors (the evaluator's report channel among them), to files
+// and folders (opening, creating, renaming, deleting, changing them), sockets and other processes,
+// raw system calls, signal handlers (code that runs after a call has returned) and memory
+// protection: a candidate computes into its outputs and needs none of them.
+constexpr std::array<std::string_view, 101> kSystemAccess{
+    "write", "__write", "writev", "pwrite", "pwrite64", "pwritev", "pwritev2", "pwritev64", "pwritev64v2", "send",
+    "sendto", "sendmsg", "sendmmsg", "sendfile", "sendfile64", "splice", "tee", "vmsplice", "copy_file_range",
+    "aio_write", "aio_write64", "lio_listio", "lio_listio64", "_IO_do_write", "dup", "dup2", "dup3", "fcntl",
+    "fcntl64", "__fcntl", "fdopen", "open", "open64", "__open_2", "__open64_2", "openat", "openat64", "__openat_2",
+    "__openat64_2", "creat", "creat64", "fopen", "fopen64", "freopen", "freopen64", "socket", "socketpair",
+    "connect", "syscall", "sigaction", "__sigaction", "signal", "sigset", "bsd_signal", "__sysv_signal", "ssignal",
+    "mprotect", "pkey_mprotect", "process_vm_writev", "ptrace", "prctl", "memfd_create", "io_uring_setup", "mkdir",
+    "mkdirat", "rmdir", "unlink", "unlinkat", "rename", "renameat", "renameat2", "link", "linkat", "symlink",
+    "symlinkat", "truncate", "truncate64", "ftruncate", "ftruncate64", "chmod", "fchmod", "fchmodat", "chown",
+    "fchown", "lchown", "fchownat", "mknod", "mknodat", "remove", "tmpfile", "tmpfile64", "mkstemp", "mkstemp64",
+    "mkostemp", "mkostemp64", "mkstemps", "mkdtemp", "utime", "utimes", "utimensat", "futimens"};
 // The C++ library's ways to the same: file streams and buffers, fd-backed buffers, std::filesystem.
 constexpr std::array<std::string_view, 7> kSystemAccessPrefixes{
     "_ZNSt13basic_filebuf", "_ZNSt14basic_ofstream", "_ZNSt13basic_fstream", "_ZNSt12__basic_file",
