@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <thread>
 
 #include "common/line_io.hpp"
 #include "eval/candidate.hpp"
@@ -394,7 +395,14 @@ bool run_trial(Context& c, Candidate& cand, int trial, InputSet& set) {
     auto after = gpu::device_memory();
     if (!after) throw TaskError{"cannot read the device's free memory: " + after.error().message};
     const auto limit = held_memory_limit(memory_before->total_bytes, c.req.options.max_held_device_mb);
-    if (auto refused = held_memory_refusal(memory_before->free_bytes, after->free_bytes, limit)) {
+    std::uint64_t confirmed = after->free_bytes;
+    if (held_beyond(memory_before->free_bytes, after->free_bytes, limit)) {  // ours, or another's for a moment?
+      std::this_thread::sleep_for(kConfirmDelay);
+      auto again = gpu::device_memory();
+      if (!again) throw TaskError{"cannot read the device's free memory: " + again.error().message};
+      confirmed = again->free_bytes;
+    }
+    if (auto refused = held_memory_refusal(memory_before->free_bytes, after->free_bytes, confirmed, limit)) {
       c.result.status = common::Status::REJECTED;
       c.result.error.message = *refused;
       c.result.error.trial = trial;
