@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -74,15 +75,18 @@ ChildHandle spawn_child(const std::function<void(int report_fd, int request_fd)>
   reap_children(false);
   ChildHandle child;
   child.log_path = scratch_dir + "/child.log";
+  // Socket pairs, not pipes: a pipe can be reopened for writing through /proc/self/fd/N by path,
+  // which write confinement (Landlock) does not cover; opening a socket that way fails (ENXIO), so
+  // only the descriptor itself writes the report.
   int report[2], request[2];
-  if (::pipe2(report, O_CLOEXEC) != 0) {
-    child.error = std::string("pipe failed: ") + std::strerror(errno);
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, report) != 0) {
+    child.error = std::string("socketpair failed: ") + std::strerror(errno);
     return child;
   }
-  if (::pipe2(request, O_CLOEXEC) != 0) {
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, request) != 0) {
     ::close(report[0]);
     ::close(report[1]);
-    child.error = std::string("pipe failed: ") + std::strerror(errno);
+    child.error = std::string("socketpair failed: ") + std::strerror(errno);
     return child;
   }
   pid_t pid = ::fork();
@@ -100,8 +104,8 @@ ChildHandle spawn_child(const std::function<void(int report_fd, int request_fd)>
       ::dup2(log, STDOUT_FILENO);
       ::dup2(log, STDERR_FILENO);
     }
-    // Only its own pipes stay open: no fd of the worker, of another child (whose report it could
-    // read) or of the engine is inherited.
+    // Only its own two channels stay open: no fd of the worker, of another child (whose report it
+    // could read) or of the engine is inherited.
     const int report_fd = ::fcntl(report[1], F_DUPFD, 10), request_fd = ::fcntl(request[0], F_DUPFD, 10);
     if (report_fd < 0 || request_fd < 0 || ::dup2(report_fd, 3) != 3 || ::dup2(request_fd, 4) != 4) _exit(125);
     ::syscall(SYS_close_range, 5u, ~0u, 0u);

@@ -1,5 +1,6 @@
 // One forked child under watch: the worker forks it, reads the phase lines and the final record it
-// writes to a private pipe, and kills its whole process group when a phase outlives its limit.
+// writes to a private channel (a Unix socket pair, which unlike a pipe cannot be reopened through
+// /proc/self/fd), and kills its whole process group when a phase outlives its limit.
 #pragma once
 
 #include <chrono>
@@ -32,7 +33,7 @@ std::string describe_end(const ChildOutcome& o);
 void reap_children(bool wait);
 std::size_t n_unreaped_children();
 
-// A forked child not yet watched: its report pipe, and a request pipe the parent may write one
+// A forked child not yet watched: its report channel, and a request channel the parent may write one
 // request into before watching (a "warm" child that prepared itself while waiting).
 struct ChildHandle {
   int pid = -1;
@@ -51,13 +52,13 @@ ChildHandle spawn_child(const std::function<void(int report_fd, int request_fd)>
 // entry gets `default_limit_s`, counted from this call), kills its group at the end. Blocks.
 // On each phase line it calls `on_phase(phase)` (when set; it may block, e.g. for the device
 // lock, without counting against the phase's limit), then grants the phase by writing "go" to
-// the request pipe: a child that sends phase lines waits for that grant (wait_for_grant).
+// the request channel: a child that sends phase lines waits for that grant (wait_for_grant).
 // Ignores SIGPIPE in the calling process.
 ChildOutcome watch_child(ChildHandle& child, const std::map<std::string, double>& phase_limits_s,
                          double default_limit_s, const std::function<void(const std::string&)>& on_phase = {});
 
 // In the child: waits for the worker's grant of the phase just announced. False when the worker
-// is gone (the pipe closed).
+// is gone (the channel closed).
 bool wait_for_grant(int request_fd);
 
 // Kills a spawned child that will not be used; it is reaped later.

@@ -142,6 +142,26 @@ TEST_F(ChildProcessTest, ChildInheritsNoOtherDescriptor) {
   EXPECT_TRUE(o.record["closed"].get<bool>());
 }
 
+// The report channel is written through its descriptor only: reopening it by path (what a library
+// function taking a file name would do with "/proc/self/fd/3") fails, as Landlock cannot stop it.
+TEST_F(ChildProcessTest, TheReportChannelCannotBeReopenedByPath) {
+  auto o = run_child_process(
+      [](int fd) {
+        const std::string path = "/proc/self/fd/" + std::to_string(fd);
+        const int reopened = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+        const int err = errno;
+        if (reopened >= 0) {
+          say(reopened, R"({"forged":true})");
+          return;
+        }
+        say(fd, err == ENXIO ? R"({"refused":"ENXIO"})" : R"({"refused":"other"})");
+      },
+      dir_.string(), {}, 10);
+  ASSERT_TRUE(o.has_record) << describe_end(o);
+  EXPECT_FALSE(o.record.contains("forged"));
+  EXPECT_EQ(o.record.value("refused", ""), "ENXIO");
+}
+
 TEST_F(ChildProcessTest, EachPhaseIsGrantedAfterTheHookRan) {
   std::vector<std::string> hooked;
   ChildHandle h = spawn_child(
