@@ -151,16 +151,14 @@ constexpr std::array<std::string_view, 10> kAllowedModules{"torch",       "math"
                                                            "__future__",  "abc"};
 
 // Names that reach the process itself (descriptors, the interpreter's objects, other processes,
-// code run from strings or files) by attribute as well as by import (`torch.os` is the os module):
-// refused anywhere outside literals.
-constexpr std::array<std::string_view, 40> kSystemNames{
-    "os",           "sys",           "posix",          "io",           "_io",          "ctypes",
-    "ctypeslib",    "cffi",          "socket",         "subprocess",   "fcntl",        "mmap",
-    "gc",           "inspect",       "importlib",      "builtins",     "__builtins__", "__import__",
-    "pty",          "atexit",        "faulthandler",   "marshal",      "pickle",       "runpy",
-    "pdb",          "signal",        "hub",            "load_library", "get_type_hints", "ForwardRef",
-    "_eval_type",   "__subclasses__", "__globals__",   "__code__",     "__closure__",  "__dict__",
-    "__getattribute__", "__bases__", "__base__",       "__mro__"};
+// code run from strings or files) by attribute as well as by import (`torch.os` is the os module,
+// `tempfile._os` too): refused anywhere outside literals.
+constexpr std::array<std::string_view, 46> kSystemNames{
+    "os", "sys", "posix", "io", "_io", "_os", "_sys", "_posixsubprocess", "tempfile", "shutil", "pathlib", "ctypes",
+    "ctypeslib", "cffi", "socket", "subprocess", "fcntl", "mmap", "gc", "inspect", "importlib", "builtins",
+    "__builtins__", "__import__", "pty", "atexit", "faulthandler", "marshal", "pickle", "runpy", "pdb", "signal",
+    "hub", "load_library", "get_type_hints", "ForwardRef", "_eval_type", "__subclasses__", "__globals__",
+    "__code__", "__closure__", "__dict__", "__getattribute__", "__bases__", "__base__", "__mro__"};
 
 // Built-in functions that open files, run code from strings or reach objects by computed names,
 // refused when called as built-ins (`x.eval()`, `torch.compile` are methods and fine).

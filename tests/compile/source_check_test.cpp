@@ -243,6 +243,7 @@ TEST(compile_check_source, KernelbenchRejectsRoutesToTheProcess) {
       {"import numpy as np\n" + model_new + "        return x\n", 3, "module `numpy` is imported"},
       {model_new + "        torch.hub.load('.', 'm', source='local')\n        return x\n", 5, "`hub` is used"},
       {model_new + "        return typing.get_type_hints(f)\n", 5, "`get_type_hints` is used"},
+      {model_new + "        return torch.utils.cpp_extension.tempfile._os\n", 5, "`_os` is used"},
       {model_new + "        torch.os.write(3, b'{}')\n        return x\n", 5, "`os` is used"},
       {model_new + "        return torch.utils.cpp_extension.sys.modules\n", 5, "`sys` is used"},
       {model_new + "        return [c for c in object.__subclasses__()]\n", 5, "`__subclasses__` is used"},
