@@ -22,6 +22,7 @@
 #endif
 #include "eval/gpu.hpp"
 #include "eval/held_memory.hpp"
+#include "eval/host_runner.hpp"
 #include "eval/op_audit.hpp"
 #include "eval/tamper_guard.hpp"
 #include "eval/timing.hpp"
@@ -121,6 +122,7 @@ struct Context {
   std::vector<py::object> params;
   std::vector<py::object> params_snapshot;
   std::vector<task::TensorSpec> output_specs;
+  std::size_t call_tensor_bytes = 0;  // inputs, params and outputs of one call (the signature's)
   EvalResult result;
   nlohmann::json signature;
   std::optional<TamperGuard> guard;      // kernelbench: what the candidate's Python must leave alone
@@ -249,6 +251,14 @@ void setup(Context& c) {
   sig.outputs = c.output_specs;
   for (auto v : c.init_inputs) sig.init_inputs.push_back(py::repr(v).cast<std::string>());
   c.signature = task::to_json(sig);
+  for (const auto* specs : {&sig.inputs, &sig.params, &sig.outputs}) {
+    for (const auto& spec : *specs) {
+      std::size_t n = 1;
+      for (auto d : spec.shape) n *= static_cast<std::size_t>(std::max<std::int64_t>(d, 0));
+      auto dtype = parse_dtype(spec.dtype);
+      c.call_tensor_bytes += (n * (dtype ? element_size_bytes(*dtype) : 8) + 63) / 64 * 64;
+    }
+  }
 }
 
 py::object empty_like_spec(Context& c, const task::TensorSpec& s) {
@@ -344,6 +354,12 @@ bool judge_call(Context& c, const std::vector<py::object>& inputs, const std::ve
   return true;
 }
 
+// The call's tensors where the candidate reads them (Candidate::stage). Throws TaskError when they
+// do not fit: the task's inputs grew after its signature was taken.
+void stage(Candidate& cand, InputSet& set) {
+  if (auto err = cand.stage(set.args); !err.empty()) throw TaskError{err};
+}
+
 // Runs one trial: fresh inputs, poisoned outputs, the candidate first, then the reference on an
 // untouched copy. Returns false (with the result filled in) when the candidate failed.
 bool run_trial(Context& c, Candidate& cand, int trial, InputSet& set) {
@@ -361,6 +377,7 @@ bool run_trial(Context& c, Candidate& cand, int trial, InputSet& set) {
   if (c.req.options.defenses) {
     for (auto& o : set.args.outputs) poison(o);
   }
+  stage(cand, set);
   std::optional<gpu::DeviceMemory> memory_before;
   if (c.cuda) {
     if (auto s = gpu::synchronize_and_check(); !s) throw TaskError{"CUDA failed before the candidate ran: " + s.error().message};
@@ -416,6 +433,7 @@ bool run_trial(Context& c, Candidate& cand, int trial, InputSet& set) {
     c.result.error.trial = trial;
     return false;
   }
+  cand.collect(set.args);
   std::vector<py::object> actual = cand.uses_preallocated_outputs() ? set.args.outputs : outcome.outputs;
   set.last_outputs = actual;
 
@@ -477,7 +495,8 @@ std::vector<bool> draw_audits(int n_reps) {
 // Audits one call: inputs and parameters unchanged, outputs matching the reference run on the
 // copy taken before the call (judge_call, "while being timed").
 // Counted in `isolation.audited_calls` when it passes.
-bool audit_call(Context& c, InputSet& set, const std::vector<py::object>& pristine) {
+bool audit_call(Context& c, Candidate& cand, InputSet& set, const std::vector<py::object>& pristine) {
+  cand.collect(set.args);
   if (!judge_call(c, set.args.inputs, pristine, set.last_outputs, CallKind::TIMED, -1)) return false;
   c.result.isolation["audited_calls"] = c.result.isolation.value("audited_calls", 0) + 1;
   return true;
@@ -488,13 +507,14 @@ bool audit_call(Context& c, InputSet& set, const std::vector<py::object>& pristi
 bool final_audits(Context& c, Candidate& cand, CallTimer& timer, std::vector<InputSet>& sets) {
   for (auto& set : sets) {
     std::vector<py::object> pristine = redraw_inputs(c, set, true);
+    stage(cand, set);
     std::string err = timer.call_untimed([&] { return call_for_timing(c, cand, set); }, c.req.options);
     if (!err.empty()) {
       c.result.status = common::Status::RUNTIME_ERROR;
       c.result.error.message = "failed while timing: " + err;
       return false;
     }
-    if (!audit_call(c, set, pristine)) return false;
+    if (!audit_call(c, cand, set, pristine)) return false;
   }
   return true;
 }
@@ -526,17 +546,19 @@ void timing(Context& c, Candidate& cand, std::vector<InputSet>& sets) {
     return std::string();
   };
   const std::function<void(int)> prepare = [&](int rep) {
-    if (!defended) return;
     auto t_step = clock_type::now();
-    const int timed_rep = n_prepared++ - c.req.options.n_warmup;
-    const bool audit = timed_rep >= 0 && static_cast<std::size_t>(timed_rep) < audited.size() && audited[timed_rep];
-    pristine = redraw_inputs(c, sets[rep % sets.size()], audit);
+    if (defended) {
+      const int timed_rep = n_prepared++ - c.req.options.n_warmup;
+      const bool audit = timed_rep >= 0 && static_cast<std::size_t>(timed_rep) < audited.size() && audited[timed_rep];
+      pristine = redraw_inputs(c, sets[rep % sets.size()], audit);
+    }
+    stage(cand, sets[rep % sets.size()]);
     add_step(c.result.phases_ms, "timing.redraw", t_step);
   };
   const std::function<std::string(int)> after = [&](int rep) {
     if (pristine.empty()) return std::string();
     auto t_step = clock_type::now();
-    audit_failed = !audit_call(c, sets[rep % sets.size()], pristine);
+    audit_failed = !audit_call(c, cand, sets[rep % sets.size()], pristine);
     pristine.clear();
     add_step(c.result.phases_ms, "timing.audits", t_step);
     if (audit_failed) {
@@ -643,26 +665,56 @@ nlohmann::json task_info(Context& c) {
 // Recorded in the result either way.
 // Writes are confined to the child's scratch folder (its cwd) and /dev (GPU device files), plus
 // CUDA's own JIT cache when it exists.
-void restrict_system_calls(Context& c) {
-  c.result.isolation["defenses"] = c.req.options.defenses;
-  if (!c.req.options.defenses) return;
+nlohmann::json confine_process(bool cuda) {
+  nlohmann::json isolation;
   std::vector<std::string> writable{std::filesystem::current_path().string(), "/dev"};
   if (const char* home = std::getenv("HOME")) {
     std::error_code ec;
     if (std::filesystem::is_directory(std::string(home) + "/.nv", ec)) writable.push_back(std::string(home) + "/.nv");
   }
   auto confined = sandbox::confine_writes(writable);
-  c.result.isolation["write_confinement"] = static_cast<bool>(confined);
-  if (!confined) c.result.isolation["write_confinement_error"] = confined.error().message;
+  isolation["write_confinement"] = static_cast<bool>(confined);
+  if (!confined) isolation["write_confinement_error"] = confined.error().message;
   auto installed = sandbox::install_syscall_filter();
-  c.result.isolation["syscall_filter"] = static_cast<bool>(installed);
-  if (!installed) c.result.isolation["syscall_filter_error"] = installed.error().message;
+  isolation["syscall_filter"] = static_cast<bool>(installed);
+  if (!installed) isolation["syscall_filter_error"] = installed.error().message;
   // Host memory: on the CPU the address space may grow by kHostMemoryHeadroomBytes past what
   // setup needed. Not on a GPU: the CUDA driver reserves far more address space than it uses.
-  if (!c.cuda) {
+  if (!cuda) {
     auto limit = sandbox::limit_address_space_growth(kHostMemoryHeadroomBytes);
-    if (limit) c.result.isolation["address_space_limit_bytes"] = *limit;
+    if (limit) isolation["address_space_limit_bytes"] = *limit;
   }
+  return isolation;
+}
+
+void restrict_system_calls(Context& c) {
+  c.result.isolation["defenses"] = c.req.options.defenses;
+  if (!c.req.options.defenses) return;
+  c.result.isolation.update(confine_process(c.cuda));
+}
+
+// Host candidates run in a process of their own (eval/host_runner.hpp), forked before this one
+// restricts itself; native and kernelbench candidates (CUDA, Python) run here.
+bool in_separate_process(const Context& c) {
+  return c.req.format == common::Format::HOST && c.req.options.defenses && c.req.options.separate_process;
+}
+
+LoadOutcome load_candidate(Context& c) {
+  if (c.req.format == common::Format::KERNELBENCH) {
+    restrict_system_calls(c);
+    return load_kernelbench(c.req.artifact, c.req.candidate, c.init_inputs, c.device, c.result.seeds.front());
+  }
+  if (!in_separate_process(c)) {
+    restrict_system_calls(c);
+    return load_shared_object(c.req.artifact, c.params);
+  }
+  // Room for one call's tensors twice over: get_inputs() may draw sizes that vary a little.
+  HostRunnerStart runner = start_host_runner(c.req.artifact, c.params, 2 * c.call_tensor_bytes + (1u << 20),
+                                             [] { return confine_process(false); });
+  restrict_system_calls(c);
+  c.result.isolation["candidate_process"] = runner.isolation;
+  c.result.isolation["candidate_process"]["separate"] = true;
+  return std::move(runner.loaded);
 }
 
 void evaluate(Context& c) {
@@ -692,10 +744,7 @@ void evaluate(Context& c) {
       }
     }
   }
-  restrict_system_calls(c);
-  LoadOutcome loaded = c.req.format == common::Format::KERNELBENCH
-                           ? load_kernelbench(c.req.artifact, c.req.candidate, c.init_inputs, c.device, c.result.seeds.front())
-                           : load_shared_object(c.req.artifact, c.params);
+  LoadOutcome loaded = load_candidate(c);
   c.result.phases_ms["load"] = ms_since(t_load);
   if (!loaded.candidate) {
     c.result.status = loaded.status;
@@ -747,7 +796,7 @@ void run_child(const task::TaskModule* task, const ChildRequest& req, int report
       rep.final({{"device_info", info}});
       return;
     }
-    Context c{*task, req, rep, torch, py::none(), false, nullptr, 0, py::none(), py::none(), {}, {}, {}, {}, {}, {}, {}};
+    Context c{*task, req, rep, torch, py::none(), false, nullptr, 0, py::none(), py::none(), {}, {}, {}, 0, {}, {}, {}, {}};
     c.result.device = req.device;
     c.result.phases_ms["device_wait"] = start.device_wait_ms;
     if (start.device_prepare_ms > 0) c.result.phases_ms["device_prepare"] = start.device_prepare_ms;

@@ -34,11 +34,15 @@ struct EvalOptions {
   // outputs poisoned, timed calls get no fresh inputs and no recheck, no roofline re-measure.
   // Results of such a run can be fooled by every hack in tests/adversarial/.
   bool defenses = true;
+  // Host candidates run in a process of their own (eval/host_runner.hpp): the checker, the
+  // reference and the report stay in the evaluating child. false (or defenses false) runs them in
+  // the child itself; for measuring what the separation costs.
+  bool separate_process = true;
 };
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EvalOptions, device, n_trials, atol, rtol, time_kernels, n_warmup,
                                                 min_reps, max_reps, timing_budget_ms, flush_l2, allow_tf32, torch_op_audit,
                                                 max_held_device_mb, timeout_setup_s, timeout_load_s, timeout_correctness_s,
-                                                timeout_timing_s, defenses)
+                                                timeout_timing_s, defenses, separate_process)
 
 }  // namespace kernelrl::eval

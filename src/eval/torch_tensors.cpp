@@ -158,4 +158,15 @@ HostTensor host_view(const py::object& t) {
   return describe_host(raw(t).attr("to")("cpu").attr("contiguous")(), t);
 }
 
+void overwrite_from_bytes(const py::object& t, const void* bytes) {
+  py::object target = t.attr("detach")();  // a view: writes reach `t`
+  const std::int64_t n_bytes = target.attr("numel")().cast<std::int64_t>() * target.attr("element_size")().cast<std::int64_t>();
+  if (n_bytes == 0) return;  // frombuffer refuses an empty buffer
+  py::memoryview mv = py::memoryview::from_memory(const_cast<void*>(bytes), static_cast<py::ssize_t>(n_bytes), false);
+  py::dict kw;
+  kw["dtype"] = torch().attr("uint8");
+  py::object source = torch().attr("frombuffer")(mv, **kw).attr("view")(target.attr("dtype")).attr("view")(target.attr("shape"));
+  target.attr("copy_")(source);
+}
+
 }  // namespace kernelrl::eval

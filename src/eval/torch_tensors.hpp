@@ -66,6 +66,10 @@ struct HostTensor {
 // in place, anything else is copied.
 HostTensor host_view(const pybind11::object& t);
 
+// Overwrites the CPU tensor `t` with contiguous row-major bytes at `bytes` (numel x element size;
+// bool tensors take raw bytes, so a poisoned 0xAB stays 0xAB). `t` may be strided.
+void overwrite_from_bytes(const pybind11::object& t, const void* bytes);
+
 std::vector<std::int64_t> shape_of(const pybind11::object& t);
 std::string dtype_name(const pybind11::object& t);  // "float32", ...
 

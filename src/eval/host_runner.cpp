@@ -1,0 +1,389 @@
+#include "eval/host_runner.hpp"
+
+#include <dlfcn.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <exception>
+#include <thread>
+
+#include "eval/torch_tensors.hpp"
+#include "sandbox/shared_pages.hpp"
+
+namespace py = pybind11;
+
+namespace kernelrl::eval {
+
+namespace {
+
+using namespace std::chrono_literals;
+using forward_fn = int (*)(const DLTensor*, int, const DLTensor*, int, DLTensor*, int, void*);
+
+constexpr int kMaxTensors = 256;
+constexpr int kMaxDims = 16;
+constexpr std::size_t kTextBytes = 4096;
+constexpr std::size_t kAlignBytes = 64;
+
+enum class Op : std::int32_t { LOAD = 1, ARM = 2, CALL = 3, EXIT = 4 };
+
+// Load outcomes in Header::rc.
+constexpr std::int32_t kLoaded = 0, kCannotLoad = 1, kNoEntryPoint = 2;
+
+struct TensorSlot {
+  std::uint64_t offset;  // bytes from the start of the data region
+  std::int32_t ndim;
+  DLDataType dtype;
+  std::int64_t shape[kMaxDims];
+};
+
+// The start of the shared pages. The child writes op, the counts and the slots, then rings
+// `command`; the runner writes rc and text, then rings `reply`. The runner's process holds the
+// candidate, so the child takes from here only rc and a bounded text, never a size or an offset.
+struct Header {
+  sandbox::Doorbell command;  // child -> runner: the number of the request
+  sandbox::Doorbell reply;    // runner -> child: the number of the request answered
+  Op op;
+  std::int32_t rc;
+  std::int32_t n_inputs, n_params, n_outputs;
+  TensorSlot slots[kMaxTensors];
+  char text[kTextBytes];
+};
+constexpr std::size_t kDataOffset = (sizeof(Header) + 4095) / 4096 * 4096;
+
+void write_text(Header* h, const std::string& s) {
+  const std::size_t n = std::min(s.size(), kTextBytes - 1);
+  std::memcpy(h->text, s.data(), n);
+  h->text[n] = '\0';
+}
+
+std::string read_text(const Header* h) { return std::string(h->text, strnlen(h->text, kTextBytes - 1)); }
+
+// ---- the runner's side: runs in the forked process, never returns ----------------------------
+
+struct RunnerViews {
+  std::vector<DLTensor> views;
+  std::vector<std::array<std::int64_t, kMaxDims>> shapes, strides;
+};
+
+// Fresh views of `n` slots from `first` for every call (a call may scribble on the last ones).
+void build_views(const Header* h, std::byte* data, int first, int n, RunnerViews& out) {
+  out.views.assign(static_cast<std::size_t>(n), DLTensor{});
+  out.shapes.resize(static_cast<std::size_t>(n));
+  out.strides.resize(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    const TensorSlot& s = h->slots[first + i];
+    auto& shape = out.shapes[static_cast<std::size_t>(i)];
+    auto& strides = out.strides[static_cast<std::size_t>(i)];
+    std::int64_t stride = 1;
+    for (int d = s.ndim - 1; d >= 0; --d) {
+      shape[static_cast<std::size_t>(d)] = s.shape[d];
+      strides[static_cast<std::size_t>(d)] = stride;
+      stride *= s.shape[d];
+    }
+    DLTensor& v = out.views[static_cast<std::size_t>(i)];
+    v.data = data + s.offset;
+    v.device = DLDevice{kDLCPU, 0};
+    v.ndim = s.ndim;
+    v.dtype = s.dtype;
+    v.shape = shape.data();
+    v.strides = strides.data();
+    v.byte_offset = 0;
+  }
+}
+
+std::int32_t load(Header* h, const std::string& artifact, forward_fn& fn) {
+  void* handle = ::dlopen(artifact.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char* e = ::dlerror();
+    write_text(h, std::string("cannot load the compiled candidate: ") + (e ? e : "dlopen failed"));
+    return kCannotLoad;
+  }
+  fn = reinterpret_cast<forward_fn>(::dlsym(handle, "kernelrl_forward"));
+  if (!fn) {
+    write_text(h, "the compiled candidate exports no `kernelrl_forward` (declare it extern \"C\" and not static)");
+    return kNoEntryPoint;
+  }
+  return kLoaded;
+}
+
+std::int32_t call(Header* h, std::byte* data, forward_fn fn, RunnerViews& in, RunnerViews& params, RunnerViews& out) {
+  build_views(h, data, 0, h->n_inputs, in);
+  build_views(h, data, h->n_inputs, h->n_params, params);
+  build_views(h, data, h->n_inputs + h->n_params, h->n_outputs, out);
+  try {
+    const int rc = fn(in.views.data(), h->n_inputs, params.views.data(), h->n_params, out.views.data(), h->n_outputs,
+                      nullptr);
+    if (rc != 0) write_text(h, "kernelrl_forward returned " + std::to_string(rc) + " (non-zero means failure)");
+    return rc == 0 ? 0 : 1;
+  } catch (const std::exception& e) {
+    write_text(h, std::string("kernelrl_forward threw a C++ exception: ") + e.what());
+  } catch (...) {
+    write_text(h, "kernelrl_forward threw a C++ exception");
+  }
+  return 1;
+}
+
+[[noreturn]] void run_runner(Header* h, std::byte* data, pid_t parent, const std::string& artifact,
+                             const ConfineProcess& confine) {
+  // Dies with the child (and so with the engine's kill of the child); keeps no descriptor of it.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) _exit(1);
+  ::syscall(SYS_close_range, 3u, ~0u, 0u);
+  write_text(h, (confine ? confine() : nlohmann::json::object()).dump());
+  std::uint32_t seq = 1;
+  h->reply.ring(seq);
+  forward_fn fn = nullptr;
+  RunnerViews in, params, out;
+  Op last = Op::LOAD;
+  const auto parent_alive = [parent] { return ::getppid() == parent; };
+  for (;;) {
+    ++seq;
+    // After an ARM the next request is a timed call: spin for it, so its start costs no wake-up.
+    if (!h->command.wait_for(seq, last == Op::ARM ? 200ms : 0us, 1000ms, parent_alive)) _exit(1);
+    last = h->op;
+    switch (h->op) {
+      case Op::LOAD:
+        h->rc = load(h, artifact, fn);
+        break;
+      case Op::ARM:
+        h->rc = 0;
+        break;
+      case Op::CALL:
+        h->rc = fn ? call(h, data, fn, in, params, out) : 1;
+        break;
+      default:
+        _exit(0);
+    }
+    h->reply.ring(seq);
+  }
+}
+
+// ---- the child's side ------------------------------------------------------------------------
+
+// Ends this process the way the runner ended: the same signal or exit code, so the engine reads
+// the candidate's end as it would have, had the candidate run here.
+[[noreturn]] void end_like(int status) {
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    ::signal(sig, SIG_DFL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    ::sigprocmask(SIG_UNBLOCK, &set, nullptr);
+    ::kill(::getpid(), sig);
+    _exit(128 + sig);
+  }
+  _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+}
+
+std::size_t round_up(std::size_t n) { return (n + kAlignBytes - 1) / kAlignBytes * kAlignBytes; }
+
+class RunnerCandidate : public Candidate {
+ public:
+  RunnerCandidate(sandbox::SharedPages pages, pid_t pid, std::uint32_t seq)
+      : pages_(std::move(pages)), h_(reinterpret_cast<Header*>(pages_.data())), pid_(pid), seq_(seq) {}
+
+  ~RunnerCandidate() override {
+    h_->op = Op::EXIT;
+    h_->command.ring(++seq_);
+    int status = 0;
+    for (int i = 0; i < 100 && ::waitpid(pid_, &status, WNOHANG) == 0; ++i) std::this_thread::sleep_for(1ms);
+  }
+
+  // Sends one request and waits for its answer; ends this process like the runner if it died.
+  void request(Op op, std::chrono::microseconds spin) {
+    h_->op = op;
+    h_->command.ring(++seq_);
+    const auto runner_alive = [this] {
+      int status = 0;
+      pid_t r = ::waitpid(pid_, &status, WNOHANG);
+      if (r == pid_) end_like(status);
+      if (r < 0 && errno == ECHILD) _exit(1);  // cannot happen: the runner is our child
+      return true;
+    };
+    h_->reply.wait_for(seq_, spin, 20ms, runner_alive);
+  }
+
+  // The params go to the shared pages once, after the inputs' and outputs' room.
+  std::string place_params(const std::vector<py::object>& params) {
+    params_ = params;
+    return place(params_, 0, true);
+  }
+
+  std::string stage(CallArgs& args) override {
+    // Inputs first, then params (already there), then outputs: the slots' order.
+    std::string err = place(args.inputs, 1, true);
+    if (err.empty()) err = place(args.outputs, 2, true);
+    if (!err.empty()) return err;
+    request(Op::ARM, 1000ms);
+    return "";
+  }
+
+  CallOutcome call(CallArgs&, void*) override {
+    CallOutcome out;
+    request(Op::CALL, 5ms);
+    if (h_->rc != 0) {
+      out.error = read_text(h_);
+      if (out.error.empty()) out.error = "kernelrl_forward failed";
+    }
+    return out;
+  }
+
+  std::string collect(CallArgs& args) override {
+    for (std::size_t i = 0; i < args.outputs.size() && i < output_offsets_.size(); ++i) overwrite_from_bytes(args.outputs[i], data() + output_offsets_[i]);
+    bring_back_changes(args.inputs, input_offsets_);
+    bring_back_changes(params_, param_offsets_);
+    return "";
+  }
+
+  bool uses_preallocated_outputs() const override { return true; }
+
+  void set_capacity(std::size_t n_bytes) { capacity_ = n_bytes; }
+
+ private:
+  std::byte* data() const { return pages_.data() + kDataOffset; }
+
+  // Copies the tensors of `values` into the data region and fills their slots. `group`: 0 params,
+  // 1 inputs, 2 outputs; the regions are laid out params, inputs, outputs.
+  std::string place(const std::vector<py::object>& values, int group, bool copy_data) {
+    std::vector<py::object> tensors;
+    for (const auto& v : values) {
+      if (is_tensor(v)) tensors.push_back(v);
+    }
+    if (tensors.size() > static_cast<std::size_t>(kMaxTensors) / 3) {
+      return std::to_string(tensors.size()) + " tensors in one argument list; the candidate process takes at most " +
+             std::to_string(kMaxTensors / 3);
+    }
+    std::vector<std::size_t>& offsets = group == 0 ? param_offsets_ : group == 1 ? input_offsets_ : output_offsets_;
+    std::size_t at = group == 0 ? 0 : group == 1 ? params_end_ : inputs_end_;
+    offsets.clear();
+    std::vector<TensorSlot> slots;
+    for (const auto& t : tensors) {
+      HostTensor host = host_view(t);
+      const std::size_t n_bytes = static_cast<std::size_t>(host.numel) * element_size_bytes(host.dtype);
+      if (host.shape.size() > static_cast<std::size_t>(kMaxDims)) {
+        return "a tensor of " + std::to_string(host.shape.size()) + " dimensions; the candidate process takes at most " +
+               std::to_string(kMaxDims);
+      }
+      if (at + round_up(n_bytes) > capacity_) {
+        return "the call's tensors need more than the " + std::to_string(capacity_) +
+               " bytes the candidate process was given for them (sized from the task's signature)";
+      }
+      TensorSlot s{};
+      s.offset = at;
+      s.ndim = static_cast<std::int32_t>(host.shape.size());
+      const auto dl = to_dlpack(host.dtype);
+      s.dtype = DLDataType{dl.code, dl.bits, 1};
+      std::copy(host.shape.begin(), host.shape.end(), s.shape);
+      if (copy_data && n_bytes > 0) std::memcpy(data() + at, host.data, n_bytes);
+      offsets.push_back(at);
+      slots.push_back(s);
+      at += round_up(n_bytes);
+    }
+    const int n = static_cast<int>(slots.size());
+    if (group == 0) {
+      n_params_ = n;
+      params_end_ = at;
+      param_slots_ = slots;
+    } else if (group == 1) {
+      n_inputs_ = n;
+      inputs_end_ = at;
+      input_slots_ = slots;
+    } else {
+      n_outputs_ = n;
+      output_slots_ = slots;
+    }
+    // The header's slots in call order: inputs, params, outputs.
+    h_->n_inputs = n_inputs_;
+    h_->n_params = n_params_;
+    h_->n_outputs = n_outputs_;
+    int k = 0;
+    for (const auto* list : {&input_slots_, &param_slots_, &output_slots_}) {
+      for (const auto& s : *list) h_->slots[k++] = s;
+    }
+    return "";
+  }
+
+  // Inputs and params the call changed are copied back, so the checker sees the change (REJECTED).
+  void bring_back_changes(const std::vector<py::object>& values, const std::vector<std::size_t>& offsets) {
+    std::size_t k = 0;
+    for (const auto& v : values) {
+      if (!is_tensor(v) || k >= offsets.size()) continue;
+      HostTensor host = host_view(v);
+      const std::size_t n_bytes = static_cast<std::size_t>(host.numel) * element_size_bytes(host.dtype);
+      if (n_bytes > 0 && std::memcmp(host.data, data() + offsets[k], n_bytes) != 0) {
+        overwrite_from_bytes(v, data() + offsets[k]);
+      }
+      ++k;
+    }
+  }
+
+  sandbox::SharedPages pages_;
+  Header* h_;
+  pid_t pid_;
+  std::uint32_t seq_;
+  std::size_t capacity_ = 0;
+  std::vector<py::object> params_;
+  std::vector<std::size_t> param_offsets_, input_offsets_, output_offsets_;
+  std::vector<TensorSlot> param_slots_, input_slots_, output_slots_;
+  int n_inputs_ = 0, n_params_ = 0, n_outputs_ = 0;
+  std::size_t params_end_ = 0, inputs_end_ = 0;
+};
+
+}  // namespace
+
+HostRunnerStart start_host_runner(const std::string& artifact, const std::vector<py::object>& params,
+                                  std::size_t tensor_bytes, const ConfineProcess& confine) {
+  HostRunnerStart out;
+  auto pages = sandbox::SharedPages::create(kDataOffset + tensor_bytes);
+  if (!pages) {
+    out.loaded.status = common::Status::RUNTIME_ERROR;
+    out.loaded.error = "cannot start the candidate's process: " + pages.error().message;
+    return out;
+  }
+  auto* h = new (pages->data()) Header{};
+  std::byte* data = pages->data() + kDataOffset;
+  ::signal(SIGCHLD, SIG_DFL);  // the runner's end must be waitable
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid == 0) run_runner(h, data, parent, artifact, confine);
+  if (pid < 0) {
+    out.loaded.status = common::Status::RUNTIME_ERROR;
+    out.loaded.error = std::string("cannot start the candidate's process: fork failed: ") + std::strerror(errno);
+    return out;
+  }
+  // The runner may not read this process's memory through /proc/<pid>/mem (same user otherwise).
+  ::prctl(PR_SET_DUMPABLE, 0);
+  auto runner = std::make_unique<RunnerCandidate>(std::move(*pages), pid, 1);
+  runner->set_capacity(tensor_bytes);
+  // Its confinement report (read before any candidate code runs there), then the load.
+  h->reply.wait_for(1, 0us, 20ms, [&] {
+    int status = 0;
+    if (::waitpid(pid, &status, WNOHANG) == pid) end_like(status);
+    return true;
+  });
+  out.isolation = nlohmann::json::parse(read_text(h), nullptr, false);
+  runner->request(Op::LOAD, 0us);
+  if (h->rc != kLoaded) {
+    out.loaded.status = h->rc == kNoEntryPoint ? common::Status::FORMAT_ERROR : common::Status::RUNTIME_ERROR;
+    out.loaded.error = read_text(h);
+    return out;
+  }
+  if (auto err = runner->place_params(params); !err.empty()) {
+    out.loaded.status = common::Status::RUNTIME_ERROR;
+    out.loaded.error = err;
+    return out;
+  }
+  out.loaded.candidate = std::move(runner);
+  return out;
+}
+
+}  // namespace kernelrl::eval
