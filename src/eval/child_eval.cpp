@@ -709,8 +709,10 @@ LoadOutcome load_candidate(Context& c) {
     return load_shared_object(c.req.artifact, c.params);
   }
   // Room for one call's tensors twice over: get_inputs() may draw sizes that vary a little.
-  HostRunnerStart runner = start_host_runner(c.req.artifact, c.params, 2 * c.call_tensor_bytes + (1u << 20),
-                                             [] { return confine_process(false); });
+  HostRunnerOptions options;
+  options.tensor_bytes = 2 * c.call_tensor_bytes + (1u << 20);
+  options.flush_caches = c.req.options.flush_l2;
+  HostRunnerStart runner = start_host_runner(c.req.artifact, c.params, options, [] { return confine_process(false); });
   restrict_system_calls(c);
   c.result.isolation["candidate_process"] = runner.isolation;
   c.result.isolation["candidate_process"]["separate"] = true;

@@ -30,12 +30,20 @@ struct HostRunnerStart {
   nlohmann::json isolation;      // the runner's own layers, as `confine` reported them
 };
 
+struct HostRunnerOptions {
+  // Bounds the bytes of one call's tensors (inputs, params and outputs, each rounded up to 64): a
+  // call that needs more fails with a message naming the bound.
+  std::size_t tensor_bytes = 0;
+  // Before each call (untimed) the runner sweeps its core's private caches, as the child's timer
+  // sweeps the last-level cache and its own core's (EvalOptions::flush_l2).
+  bool flush_caches = true;
+};
+
 // Forks the runner, which confines itself with `confine`, then dlopen()s `artifact` and resolves
 // kernelrl_forward. `params` (the reference's state_dict, CPU tensors) are copied to the shared
-// pages once; the runner sees them there. `tensor_bytes` bounds the bytes of the tensors of one
-// call (inputs, params and outputs, each rounded up to 64): a call that needs more fails with a
-// message naming the bound. Call before the child installs its own system-call filter (it forks).
+// pages once; the runner sees them there. Call before the child installs its own system-call
+// filter (it forks).
 HostRunnerStart start_host_runner(const std::string& artifact, const std::vector<pybind11::object>& params,
-                                  std::size_t tensor_bytes, const ConfineProcess& confine);
+                                  const HostRunnerOptions& options, const ConfineProcess& confine);
 
 }  // namespace kernelrl::eval

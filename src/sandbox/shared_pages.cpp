@@ -63,7 +63,9 @@ bool Doorbell::wait_for(std::uint32_t want, std::chrono::microseconds spin, std:
   while (clock::now() < spin_until) {
     for (int i = 0; i < 64; ++i) {
       if (value.load(std::memory_order_acquire) == want) return true;
-      __builtin_ia32_pause();
+      // No pause instruction: under a hypervisor a long pause loop exits to the host, which may
+      // run something else on this CPU and so add tens of microseconds to the wake-up.
+      asm volatile("" ::: "memory");
     }
   }
   const timespec timeout{static_cast<time_t>(poll.count() / 1000), static_cast<long>(poll.count() % 1000) * 1000000L};

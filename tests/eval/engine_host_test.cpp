@@ -186,6 +186,52 @@ TEST_F(EngineHostTest, NoAnswerInMemoryToFind) {
   EXPECT_EQ(r->status, common::Status::WRONG_OUTPUT) << r->error.message;
 }
 
+// Host candidates run in a process of their own (eval/host_runner.hpp), where the report channel
+// is not: with the system-access check off (by default it REJECTS the forgers' write or syscall
+// first), a made-up record written to descriptor 3 never reaches the engine. Run in the checker's
+// process instead (separate_process off), the same forger is believed: what stops it is the split.
+TEST_F(EngineHostTest, AForgedReportNeverReachesTheEngine) {
+  for (const bool separate : {true, false}) {
+    EngineConfig config = testing::test_config("cpu");
+    config.system_access_check = false;
+    config.options.separate_process = separate;
+    auto engine = Engine::create(config);
+    ASSERT_TRUE(engine) << engine.error().message;
+    for (const char* forger : {"tests/adversarial/host/forges_the_report.cpp",
+                               "tests/adversarial/host/forges_the_report_by_syscall.cpp"}) {
+      if (!separate && std::string(forger).find("syscall") != std::string::npos) continue;
+      SCOPED_TRACE(std::string(forger) + (separate ? " in its own process" : " in the checker's process"));
+      auto r = (*engine)->evaluate({source_path(small_task_), source_path(forger), std::nullopt, std::nullopt});
+      ASSERT_TRUE(r) << r.error().message;
+      if (separate) {
+        // Its process exits after writing nowhere; the child ends the same way, with no record.
+        EXPECT_EQ(r->status, common::Status::RUNTIME_ERROR) << r->error.message;
+        EXPECT_NE(r->error.message.find("exited with code 0"), std::string::npos) << r->error.message;
+        EXPECT_FALSE(r->correct);
+        EXPECT_EQ(r->speedup, 0.0);
+      } else {
+        EXPECT_EQ(r->status, common::Status::OK) << r->error.message;
+        EXPECT_EQ(r->speedup, 1000.0);
+        EXPECT_FALSE(r->isolation.contains("candidate_process"));
+      }
+    }
+  }
+}
+
+// The separate process is confined like the child: its own filter, write confinement and memory
+// limit, as the result says; a correct candidate still scores OK through it.
+TEST_F(EngineHostTest, TheCandidatesProcessIsConfinedAndCorrectWorkScores) {
+  EvalResult r = eval_ok(small_task_, correct_);
+  ASSERT_EQ(r.status, common::Status::OK) << r.error.message;
+  ASSERT_TRUE(r.isolation.contains("candidate_process")) << r.isolation.dump();
+  const auto& runner = r.isolation["candidate_process"];
+  EXPECT_TRUE(runner.value("separate", false));
+  EXPECT_EQ(runner.value("syscall_filter", false), r.isolation.value("syscall_filter", false)) << r.isolation.dump();
+  EXPECT_EQ(runner.value("write_confinement", false), r.isolation.value("write_confinement", false));
+  EXPECT_TRUE(runner.contains("address_space_limit_bytes"));
+  EXPECT_GT(r.isolation.value("audited_calls", 0), 0);
+}
+
 TEST_F(EngineHostTest, LadderIsClassifiedAndTheEngineKeepsWorking) {
   const EvalJob correct{source_path(small_task_), source_path(correct_), std::nullopt, std::nullopt};
   EXPECT_GE(expect_statuses_and_recovery(*engine_, "tests/ladder/ladder.json", correct), 10);
