@@ -37,10 +37,10 @@ class Candidate {
   // True when outputs are preallocated by the evaluator (native, host).
   virtual bool uses_preallocated_outputs() const = 0;
   // A candidate in a process of its own (eval/host_runner.hpp) sees a call's tensors in pages it
-  // shares with the evaluator: stage() copies the inputs and the (poisoned) outputs there before
-  // every call, outside any timed region; collect() copies back what the call left (its outputs,
-  // and inputs or params it changed) before the call is judged. An error text, or "". In process:
-  // nothing to do.
+  // shares with the evaluator: stage() puts the inputs and the (poisoned) outputs there before
+  // every call, outside any timed region, replacing the tensors in `args` by ones over those
+  // pages; collect() brings back, before the call is judged, what the call changed that `args`
+  // does not show (the params). An error text, or "". In process: nothing to do.
   virtual std::string stage(CallArgs&) { return ""; }
   virtual std::string collect(CallArgs&) { return ""; }
 };

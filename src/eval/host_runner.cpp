@@ -239,16 +239,18 @@ class RunnerCandidate : public Candidate {
     h_->reply.wait_for(seq_, spin, 20ms, runner_alive);
   }
 
-  // The params go to the shared pages once, after the inputs' and outputs' room.
+  // The params go to the shared pages once, ahead of the inputs and outputs.
   std::string place_params(const std::vector<py::object>& params) {
     params_ = params;
-    return place(params_, 0, true);
+    return place(params_, Group::PARAMS);
   }
 
+  // Inputs and outputs become tensors over the shared pages (a fresh input is copied there; an
+  // output poisoned in place needs no copy), so the checker judges the very bytes the call saw and
+  // wrote, and nothing has to be copied back.
   std::string stage(CallArgs& args) override {
-    // Inputs first, then params (already there), then outputs: the slots' order.
-    std::string err = place(args.inputs, 1, true);
-    if (err.empty()) err = place(args.outputs, 2, true);
+    std::string err = place(args.inputs, Group::INPUTS);
+    if (err.empty()) err = place(args.outputs, Group::OUTPUTS);
     if (!err.empty()) return err;
     request(Op::ARM, 1000ms);
     return "";
@@ -264,10 +266,18 @@ class RunnerCandidate : public Candidate {
     return out;
   }
 
-  std::string collect(CallArgs& args) override {
-    for (std::size_t i = 0; i < args.outputs.size() && i < output_offsets_.size(); ++i) overwrite_from_bytes(args.outputs[i], data() + output_offsets_[i]);
-    bring_back_changes(args.inputs, input_offsets_);
-    bring_back_changes(params_, param_offsets_);
+  // Params the call changed are copied back into the reference's, so the checker sees the change
+  // (REJECTED) as it would in process.
+  std::string collect(CallArgs&) override {
+    std::size_t k = 0;
+    for (const auto& p : params_) {
+      if (!is_tensor(p) || k >= param_slots_.size()) continue;
+      HostTensor host = host_view(p);
+      const std::size_t n_bytes = static_cast<std::size_t>(host.numel) * element_size_bytes(host.dtype);
+      std::byte* at = data() + param_slots_[k].offset;
+      if (n_bytes > 0 && std::memcmp(host.data, at, n_bytes) != 0) copy_exact(p, tensor_over(at, p));
+      ++k;
+    }
     return "";
   }
 
@@ -276,81 +286,68 @@ class RunnerCandidate : public Candidate {
   void set_capacity(std::size_t n_bytes) { capacity_ = n_bytes; }
 
  private:
+  enum class Group { PARAMS, INPUTS, OUTPUTS };  // laid out in this order in the data region
+
   std::byte* data() const { return pages_.data() + kDataOffset; }
 
-  // Copies the tensors of `values` into the data region and fills their slots. `group`: 0 params,
-  // 1 inputs, 2 outputs; the regions are laid out params, inputs, outputs.
-  std::string place(const std::vector<py::object>& values, int group, bool copy_data) {
-    std::vector<py::object> tensors;
-    for (const auto& v : values) {
-      if (is_tensor(v)) tensors.push_back(v);
-    }
-    if (tensors.size() > static_cast<std::size_t>(kMaxTensors) / 3) {
-      return std::to_string(tensors.size()) + " tensors in one argument list; the candidate process takes at most " +
-             std::to_string(kMaxTensors / 3);
-    }
-    std::vector<std::size_t>& offsets = group == 0 ? param_offsets_ : group == 1 ? input_offsets_ : output_offsets_;
-    std::size_t at = group == 0 ? 0 : group == 1 ? params_end_ : inputs_end_;
-    offsets.clear();
+  // Lays the tensors of `values` out in their group's region and fills their slots; inputs and
+  // outputs in `values` are replaced by tensors over the shared pages.
+  std::string place(std::vector<py::object>& values, Group group) {
+    std::size_t at = group == Group::PARAMS ? 0 : group == Group::INPUTS ? params_end_ : inputs_end_;
     std::vector<TensorSlot> slots;
-    for (const auto& t : tensors) {
-      HostTensor host = host_view(t);
-      const std::size_t n_bytes = static_cast<std::size_t>(host.numel) * element_size_bytes(host.dtype);
-      if (host.shape.size() > static_cast<std::size_t>(kMaxDims)) {
-        return "a tensor of " + std::to_string(host.shape.size()) + " dimensions; the candidate process takes at most " +
+    for (auto& v : values) {
+      if (!is_tensor(v)) continue;
+      if (slots.size() >= static_cast<std::size_t>(kMaxTensors / 3)) {
+        return "more than " + std::to_string(kMaxTensors / 3) + " tensors in one argument list; the candidate process takes no more";
+      }
+      const std::vector<std::int64_t> shape = shape_of(v);
+      auto dtype = parse_dtype(dtype_name(v));
+      if (!dtype) return "unsupported tensor dtype " + dtype_name(v);
+      if (shape.size() > static_cast<std::size_t>(kMaxDims)) {
+        return "a tensor of " + std::to_string(shape.size()) + " dimensions; the candidate process takes at most " +
                std::to_string(kMaxDims);
       }
+      const std::size_t n_bytes = static_cast<std::size_t>(v.attr("numel")().cast<std::int64_t>()) * element_size_bytes(*dtype);
       if (at + round_up(n_bytes) > capacity_) {
         return "the call's tensors need more than the " + std::to_string(capacity_) +
                " bytes the candidate process was given for them (sized from the task's signature)";
       }
       TensorSlot s{};
       s.offset = at;
-      s.ndim = static_cast<std::int32_t>(host.shape.size());
-      const auto dl = to_dlpack(host.dtype);
+      s.ndim = static_cast<std::int32_t>(shape.size());
+      const auto dl = to_dlpack(*dtype);
       s.dtype = DLDataType{dl.code, dl.bits, 1};
-      std::copy(host.shape.begin(), host.shape.end(), s.shape);
-      if (copy_data && n_bytes > 0) std::memcpy(data() + at, host.data, n_bytes);
-      offsets.push_back(at);
+      std::copy(shape.begin(), shape.end(), s.shape);
+      std::byte* dst = data() + at;
+      if (group == Group::PARAMS) {
+        HostTensor host = host_view(v);
+        if (n_bytes > 0) std::memcpy(dst, host.data, n_bytes);
+      } else if (n_bytes > 0 && data_address(v) != static_cast<const void*>(dst)) {
+        py::object shared = tensor_over(dst, v);
+        copy_exact(shared, v);
+        v = shared;
+      }
       slots.push_back(s);
       at += round_up(n_bytes);
     }
-    const int n = static_cast<int>(slots.size());
-    if (group == 0) {
-      n_params_ = n;
+    if (group == Group::PARAMS) {
       params_end_ = at;
-      param_slots_ = slots;
-    } else if (group == 1) {
-      n_inputs_ = n;
+      param_slots_ = std::move(slots);
+    } else if (group == Group::INPUTS) {
       inputs_end_ = at;
-      input_slots_ = slots;
+      input_slots_ = std::move(slots);
     } else {
-      n_outputs_ = n;
-      output_slots_ = slots;
+      output_slots_ = std::move(slots);
     }
     // The header's slots in call order: inputs, params, outputs.
-    h_->n_inputs = n_inputs_;
-    h_->n_params = n_params_;
-    h_->n_outputs = n_outputs_;
+    h_->n_inputs = static_cast<std::int32_t>(input_slots_.size());
+    h_->n_params = static_cast<std::int32_t>(param_slots_.size());
+    h_->n_outputs = static_cast<std::int32_t>(output_slots_.size());
     int k = 0;
     for (const auto* list : {&input_slots_, &param_slots_, &output_slots_}) {
-      for (const auto& s : *list) h_->slots[k++] = s;
+      for (const auto& slot : *list) h_->slots[k++] = slot;
     }
     return "";
-  }
-
-  // Inputs and params the call changed are copied back, so the checker sees the change (REJECTED).
-  void bring_back_changes(const std::vector<py::object>& values, const std::vector<std::size_t>& offsets) {
-    std::size_t k = 0;
-    for (const auto& v : values) {
-      if (!is_tensor(v) || k >= offsets.size()) continue;
-      HostTensor host = host_view(v);
-      const std::size_t n_bytes = static_cast<std::size_t>(host.numel) * element_size_bytes(host.dtype);
-      if (n_bytes > 0 && std::memcmp(host.data, data() + offsets[k], n_bytes) != 0) {
-        overwrite_from_bytes(v, data() + offsets[k]);
-      }
-      ++k;
-    }
   }
 
   sandbox::SharedPages pages_;
@@ -359,9 +356,7 @@ class RunnerCandidate : public Candidate {
   std::uint32_t seq_;
   std::size_t capacity_ = 0;
   std::vector<py::object> params_;
-  std::vector<std::size_t> param_offsets_, input_offsets_, output_offsets_;
   std::vector<TensorSlot> param_slots_, input_slots_, output_slots_;
-  int n_inputs_ = 0, n_params_ = 0, n_outputs_ = 0;
   std::size_t params_end_ = 0, inputs_end_ = 0;
 };
 

@@ -158,15 +158,24 @@ HostTensor host_view(const py::object& t) {
   return describe_host(raw(t).attr("to")("cpu").attr("contiguous")(), t);
 }
 
-void overwrite_from_bytes(const py::object& t, const void* bytes) {
-  py::object target = t.attr("detach")();  // a view: writes reach `t`
-  const std::int64_t n_bytes = target.attr("numel")().cast<std::int64_t>() * target.attr("element_size")().cast<std::int64_t>();
-  if (n_bytes == 0) return;  // frombuffer refuses an empty buffer
-  py::memoryview mv = py::memoryview::from_memory(const_cast<void*>(bytes), static_cast<py::ssize_t>(n_bytes), false);
+py::object tensor_over(void* data, const py::object& like) {
   py::dict kw;
-  kw["dtype"] = torch().attr("uint8");
-  py::object source = torch().attr("frombuffer")(mv, **kw).attr("view")(target.attr("dtype")).attr("view")(target.attr("shape"));
-  target.attr("copy_")(source);
+  kw["dtype"] = like.attr("dtype");
+  const std::int64_t n_bytes = like.attr("numel")().cast<std::int64_t>() * like.attr("element_size")().cast<std::int64_t>();
+  if (n_bytes == 0) return torch().attr("empty")(like.attr("shape"), **kw);  // frombuffer refuses an empty buffer
+  py::memoryview mv = py::memoryview::from_memory(data, static_cast<py::ssize_t>(n_bytes), false);
+  py::dict bytes;
+  bytes["dtype"] = torch().attr("uint8");
+  return torch().attr("frombuffer")(mv, **bytes).attr("view")(like.attr("dtype")).attr("view")(like.attr("shape"));
+}
+
+void copy_exact(const py::object& dst, const py::object& src) {
+  if (dtype_name(dst) == "bool") {
+    py::object u8 = torch().attr("uint8");
+    dst.attr("view")(u8).attr("copy_")(src.attr("detach")().attr("view")(u8));
+  } else {
+    dst.attr("copy_")(src.attr("detach")());
+  }
 }
 
 }  // namespace kernelrl::eval

@@ -66,9 +66,12 @@ struct HostTensor {
 // in place, anything else is copied.
 HostTensor host_view(const pybind11::object& t);
 
-// Overwrites the CPU tensor `t` with contiguous row-major bytes at `bytes` (numel x element size;
-// bool tensors take raw bytes, so a poisoned 0xAB stays 0xAB). `t` may be strided.
-void overwrite_from_bytes(const pybind11::object& t, const void* bytes);
+// A CPU tensor over `data` (contiguous, row-major) with the shape and dtype of `like`; it does not
+// own the memory, which must outlive it and hold numel x element size bytes.
+pybind11::object tensor_over(void* data, const pybind11::object& like);
+
+// dst.copy_(src) for tensors of one dtype and shape, bool ones as bytes (a poisoned 0xAB stays 0xAB).
+void copy_exact(const pybind11::object& dst, const pybind11::object& src);
 
 std::vector<std::int64_t> shape_of(const pybind11::object& t);
 std::string dtype_name(const pybind11::object& t);  // "float32", ...

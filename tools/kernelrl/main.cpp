@@ -72,6 +72,9 @@ void add_engine_options(CLI::App* cmd, eval::EngineConfig& config) {
   cmd->add_flag("--allow-system-calls{false}", config.system_access_check,
                 "let built candidates import or make system calls (by default REJECTED: the report channel shares "
                 "their process); for testing the sandbox behind that check");
+  cmd->add_flag("--host-candidate-in-child{false}", o.separate_process,
+                "run host candidates in the evaluating process instead of a process of their own (which keeps "
+                "them away from the checker and the report); for measuring what the separation costs");
   cmd->add_option("--timeout-correctness-s", o.timeout_correctness_s, "wall-time limit of the correctness phase")
       ->capture_default_str();
   cmd->add_option("--timeout-timing-s", o.timeout_timing_s, "wall-time limit of each timing phase")

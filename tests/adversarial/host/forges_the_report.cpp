@@ -1,9 +1,11 @@
 // expect: REJECTED
-// Adversarial (host): the checker runs in the candidate's process and reports through a pipe
-// the candidate could write too. It writes a made-up final record (correct, 1000x speedup) to the
-// report pipe (descriptor 3) and exits before the real checker can say otherwise. Caught before
+// Adversarial (host): the evaluator reports through a descriptor (3) of the evaluating child. It
+// writes a made-up final record (correct, 1000x speedup) there and exits before the real checker
+// can say otherwise. Caught before
 // loading: the library imports write, and candidates make no system calls of their own
-// (compile/import_check.hpp); forges_the_report_by_syscall.cpp does it without the import.
+// (compile/import_check.hpp); forges_the_report_by_syscall.cpp does it without the import. Behind
+// that, a host candidate runs in a process of its own where descriptor 3 is not the report
+// (eval/host_runner.hpp): EngineHostTest.AForgedReportNeverReachesTheEngine.
 #include <kernelrl/abi.h>
 #include <unistd.h>
 #include <cstring>
