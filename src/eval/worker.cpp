@@ -203,6 +203,8 @@ int worker_main(int in_fd, int out_fd, const WorkerSettings& settings) {
   // not kill the worker.
   ::dup2(STDERR_FILENO, STDOUT_FILENO);
   ::signal(SIGPIPE, SIG_IGN);
+  // A killed child's runner (eval/host_runner.hpp) is orphaned to us, not to init, and reaped here.
+  (void)sandbox::become_subreaper();
   // Read by CUDA when a child creates its context (the worker never does).
   if (settings.cuda_max_connections > 0) {
     ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", std::to_string(settings.cuda_max_connections).c_str(), 0);

@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,6 +26,10 @@ constexpr rlim_t kMaxChildFileBytes = 64ull << 20;
 
 // Children killed after they reported, not yet reaped (the worker is single-threaded).
 std::vector<pid_t> g_unreaped;
+// Process groups of killed children whose other members (a host candidate's runner,
+// eval/host_runner.hpp) may still have to be reaped: orphaned, they come to this process when it
+// is a child subreaper (become_subreaper).
+std::vector<pid_t> g_killed_groups;
 
 std::string read_tail(const std::string& path, std::size_t max_bytes) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
@@ -67,7 +72,18 @@ void reap_children(bool wait) {
     if (r == 0) left.push_back(pid);
   }
   g_unreaped = std::move(left);
+  std::vector<pid_t> groups_left;
+  for (pid_t group : g_killed_groups) {
+    pid_t r;
+    while ((r = ::waitpid(-group, nullptr, wait ? 0 : WNOHANG)) > 0 || (r < 0 && errno == EINTR)) {
+    }
+    // Members not yet ours to reap (their parent is still ending) keep the group on the list.
+    if (::kill(-group, 0) == 0 && !wait) groups_left.push_back(group);
+  }
+  g_killed_groups = std::move(groups_left);
 }
+
+bool become_subreaper() { return ::prctl(PR_SET_CHILD_SUBREAPER, 1) == 0; }
 
 std::size_t n_unreaped_children() { return g_unreaped.size(); }
 
@@ -186,6 +202,7 @@ ChildOutcome watch_child(ChildHandle& child, const std::map<std::string, double>
     if (buffer.size() > (64u << 20)) break;  // a runaway writer; the record never gets this big
   }
   ::kill(-pid, SIGKILL);  // the child's group: the child itself and anything it started
+  g_killed_groups.push_back(pid);
   ::close(report_fd);
   if (child.request_fd >= 0) ::close(child.request_fd);
   child.request_fd = -1;
@@ -231,6 +248,7 @@ void discard_child(ChildHandle& child) {
   if (child.pid > 0) {
     ::kill(-child.pid, SIGKILL);
     g_unreaped.push_back(child.pid);
+    g_killed_groups.push_back(child.pid);
   }
   child = ChildHandle{};
 }

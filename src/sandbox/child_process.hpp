@@ -30,8 +30,14 @@ std::string describe_end(const ChildOutcome& o);
 // Children that reported are killed but reaped later (their CUDA teardown overlaps the next
 // evaluation). reap_children(false) collects those already gone, reap_children(true) waits for
 // all; run_child_process calls the former. Not thread-safe: the worker's single thread only.
+// Members left of killed children's process groups (a host candidate's runner) are reaped too,
+// once orphaned to this process (become_subreaper).
 void reap_children(bool wait);
 std::size_t n_unreaped_children();
+
+// Makes orphaned descendants this process's children (PR_SET_CHILD_SUBREAPER), so reap_children
+// can collect a killed child's own children instead of leaving them to init. False on failure.
+bool become_subreaper();
 
 // A forked child not yet watched: its report channel, and a request channel the parent may write one
 // request into before watching (a "warm" child that prepared itself while waiting).

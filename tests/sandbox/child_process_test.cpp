@@ -179,6 +179,51 @@ TEST_F(ChildProcessTest, EachPhaseIsGrantedAfterTheHookRan) {
   EXPECT_EQ(hooked, (std::vector<std::string>{"setup", "timing"}));
 }
 
+// A killed child's own child (a host candidate's runner) comes to a subreaper and is reaped
+// there, not left as a zombie for init to collect.
+TEST_F(ChildProcessTest, AKilledChildsChildIsReapedByTheSubreaper) {
+  ASSERT_TRUE(become_subreaper());
+  auto pid_file = dir_ / "runner.pid";
+  auto o = run_child_process(
+      [&](int fd) {
+        if (pid_t g = ::fork(); g == 0) {
+          for (;;) ::pause();
+        } else {
+          FILE* f = std::fopen(pid_file.c_str(), "w");
+          std::fprintf(f, "%d", g);
+          std::fclose(f);
+        }
+        say(fd, R"({"result":{}})");
+      },
+      dir_.string(), {}, 10);
+  ASSERT_TRUE(o.has_record);
+  FILE* f = std::fopen(pid_file.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  int g = 0;
+  ASSERT_EQ(std::fscanf(f, "%d", &g), 1);
+  std::fclose(f);
+  // Killed with its parent's group, it is a zombie whose parent is now this process, not init.
+  bool ours = false;
+  for (int i = 0; i < 200 && !ours; ++i) {
+    if (FILE* stat = std::fopen(("/proc/" + std::to_string(g) + "/stat").c_str(), "r")) {
+      char state = '?';
+      int ppid = 0;
+      ours = std::fscanf(stat, "%*d %*s %c %d", &state, &ppid) == 2 && state == 'Z' && ppid == ::getpid();
+      std::fclose(stat);
+    }
+    if (!ours) ::usleep(10000);
+  }
+  EXPECT_TRUE(ours) << "grandchild " << g << " did not come to this process";
+  bool reaped = false;
+  for (int i = 0; i < 200 && !reaped; ++i) {
+    reap_children(false);
+    reaped = ::kill(g, 0) != 0 && errno == ESRCH;
+    if (!reaped) ::usleep(10000);
+  }
+  EXPECT_TRUE(reaped) << "grandchild " << g << " is still in the process table";
+  reap_children(true);
+}
+
 TEST_F(ChildProcessTest, ChildrenThatReportedAreReapedLater) {
   for (int i = 0; i < 5; ++i) {
     auto o = run_child_process([](int fd) { say(fd, R"({"result":{}})"); }, dir_.string(), {}, 10);
