@@ -25,6 +25,7 @@
 #include "common/table.hpp"
 #include "compile/compiler.hpp"
 #include "eval/batch_file.hpp"
+#include "bench_util.hpp"
 #include "eval/engine.hpp"
 #include "eval/stats.hpp"
 
@@ -34,17 +35,8 @@ using clock_type = std::chrono::steady_clock;
 
 namespace {
 
-std::string self_dir() {
-  char buf[4096];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  return fs::path(std::string(buf, n > 0 ? static_cast<std::size_t>(n) : 0)).parent_path().string();
-}
-
-std::string fmt(double v, int digits = 1) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.*f", digits, v);
-  return b;
-}
+using bench::fmt;
+using bench::self_dir;
 
 double seconds_since(clock_type::time_point t0) { return std::chrono::duration<double>(clock_type::now() - t0).count(); }
 

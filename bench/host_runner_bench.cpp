@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "common/table.hpp"
+#include "bench_util.hpp"
 #include "eval/engine.hpp"
 #include "eval/stats.hpp"
 #include "sandbox/shared_pages.hpp"
@@ -32,17 +33,8 @@ using namespace std::chrono_literals;
 
 namespace {
 
-std::string self_dir() {
-  char buf[4096];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  return fs::path(std::string(buf, n > 0 ? static_cast<std::size_t>(n) : 0)).parent_path().string();
-}
-
-std::string fmt(double v, int digits = 1) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.*f", digits, v);
-  return b;
-}
+using bench::fmt;
+using bench::self_dir;
 
 double us_since(clock_type::time_point t0) {
   return std::chrono::duration<double, std::micro>(clock_type::now() - t0).count();
