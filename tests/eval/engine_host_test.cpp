@@ -218,6 +218,22 @@ TEST_F(EngineHostTest, AForgedReportNeverReachesTheEngine) {
   }
 }
 
+// A candidate that rings "done" itself before working (found in its own memory) is timed all the
+// same: the evaluator pings its process after every call, inside the timed region, and only the
+// process's loop answers, once the candidate returned. The system-access check is off (it REJECTS
+// the candidate's fopen first).
+TEST_F(EngineHostTest, EarlyDoneIsStillTimed) {
+  EngineConfig config = testing::test_config("cpu");
+  config.system_access_check = false;
+  auto engine = Engine::create(config);
+  ASSERT_TRUE(engine) << engine.error().message;
+  auto r = (*engine)->evaluate({source_path(small_task_), source_path("tests/adversarial/host/rings_done_early.cpp"),
+                                std::nullopt, std::nullopt});
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_EQ(r->status, common::Status::OK) << r->error.message;
+  EXPECT_GE(r->runtime.min_us, 20000.0) << "a timed call ended before the candidate's work";
+}
+
 // The separate process is confined like the child: its own filter, write confinement and memory
 // limit, as the result says; a correct candidate still scores OK through it.
 TEST_F(EngineHostTest, TheCandidatesProcessIsConfinedAndCorrectWorkScores) {
