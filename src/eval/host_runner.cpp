@@ -217,9 +217,10 @@ std::size_t round_up(std::size_t n) { return (n + kAlignBytes - 1) / kAlignBytes
 
 class RunnerCandidate : public Candidate {
  public:
-  RunnerCandidate(sandbox::SharedPages pages, pid_t pid, std::uint32_t seq, bool flush_caches)
-      : pages_(std::move(pages)), h_(reinterpret_cast<Header*>(pages_.data())), pid_(pid), seq_(seq) {
-    h_->flush_caches = flush_caches ? 1 : 0;
+  RunnerCandidate(sandbox::SharedPages pages, pid_t pid, const HostRunnerOptions& options)
+      : pages_(std::move(pages)), h_(reinterpret_cast<Header*>(pages_.data())), pid_(pid),
+        capacity_(options.tensor_bytes) {
+    h_->flush_caches = options.flush_caches ? 1 : 0;
   }
 
   ~RunnerCandidate() override {
@@ -233,6 +234,11 @@ class RunnerCandidate : public Candidate {
   void request(Op op, std::chrono::microseconds spin) {
     h_->op = op;
     h_->command.ring(++seq_);
+    wait_for_reply(spin);
+  }
+
+  // Waits for the answer to request seq_ (the runner's first, unasked, is its confinement report).
+  void wait_for_reply(std::chrono::microseconds spin) {
     const auto runner_alive = [this] {
       int status = 0;
       pid_t r = ::waitpid(pid_, &status, WNOHANG);
@@ -287,8 +293,6 @@ class RunnerCandidate : public Candidate {
   }
 
   bool uses_preallocated_outputs() const override { return true; }
-
-  void set_capacity(std::size_t n_bytes) { capacity_ = n_bytes; }
 
  private:
   enum class Group { PARAMS, INPUTS, OUTPUTS };  // laid out in this order in the data region
@@ -358,8 +362,8 @@ class RunnerCandidate : public Candidate {
   sandbox::SharedPages pages_;
   Header* h_;
   pid_t pid_;
-  std::uint32_t seq_;
-  std::size_t capacity_ = 0;
+  std::uint32_t seq_ = 1;
+  std::size_t capacity_;
   std::vector<py::object> params_;
   std::vector<TensorSlot> param_slots_, input_slots_, output_slots_;
   std::size_t params_end_ = 0, inputs_end_ = 0;
@@ -369,9 +373,8 @@ class RunnerCandidate : public Candidate {
 
 HostRunnerStart start_host_runner(const std::string& artifact, const std::vector<py::object>& params,
                                   const HostRunnerOptions& options, const ConfineProcess& confine) {
-  const std::size_t tensor_bytes = options.tensor_bytes;
   HostRunnerStart out;
-  auto pages = sandbox::SharedPages::create(kDataOffset + tensor_bytes);
+  auto pages = sandbox::SharedPages::create(kDataOffset + options.tensor_bytes);
   if (!pages) {
     out.loaded.status = common::Status::RUNTIME_ERROR;
     out.loaded.error = "cannot start the candidate's process: " + pages.error().message;
@@ -390,15 +393,11 @@ HostRunnerStart start_host_runner(const std::string& artifact, const std::vector
   }
   // The runner may not read this process's memory through /proc/<pid>/mem (same user otherwise).
   ::prctl(PR_SET_DUMPABLE, 0);
-  auto runner = std::make_unique<RunnerCandidate>(std::move(*pages), pid, 1, options.flush_caches);
-  runner->set_capacity(tensor_bytes);
+  auto runner = std::make_unique<RunnerCandidate>(std::move(*pages), pid, options);
   // Its confinement report (read before any candidate code runs there), then the load.
-  h->reply.wait_for(1, 0us, 20ms, [&] {
-    int status = 0;
-    if (::waitpid(pid, &status, WNOHANG) == pid) end_like(status);
-    return true;
-  });
+  runner->wait_for_reply(0us);
   out.isolation = nlohmann::json::parse(read_text(h), nullptr, false);
+  if (!out.isolation.is_object()) out.isolation = {{"report_error", "the runner's confinement report is not a JSON object"}};
   runner->request(Op::LOAD, 0us);
   if (h->rc != kLoaded) {
     out.loaded.status = h->rc == kNoEntryPoint ? common::Status::FORMAT_ERROR : common::Status::RUNTIME_ERROR;
