@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: build there, run the GPU tests, the shipped examples, timing
 # fidelity and the engine benchmarks; logs and a short summary go to $OUT (or ./gpu-out).
-#   scripts/gpu-check.sh            build, GPU tests (native ladder, examples), the GPU examples,
-#                                   `kernelrl tasks check tasks` (JSON lines), the native fixtures,
-#                                   cold compile through the engine
+#   scripts/gpu-check.sh            build; GPU tests (native ladder and adversarial corpus, examples,
+#                                   the kernelbench corpus: honest candidates and hacks); every shipped
+#                                   example (native, host, kernelbench; the README's main job); the
+#                                   native fixtures; the kernelbench corpus and published-style set as
+#                                   one batch under each rule set (counts by status, candidates/min);
+#                                   cold compile through the engine. TASKS_CHECK_S=330 adds
+#                                   `kernelrl tasks check tasks` (JSON lines)
+#   scripts/gpu-check.sh kb         only the kernelbench format: the corpus, the examples' and the
+#                                   published-style candidates under each rule set (PUBLISHED_N caps
+#                                   the published set), then every shipped example
 #   scripts/gpu-check.sh fidelity   only the reference-vs-torch.cuda.Event timing comparison
 #   scripts/gpu-check.sh batch      only the native batch of 50, with and without the defenses, and
 #                                   its variants (nvcc as is; 1, 2, 8 workers; 2 children forked ahead);
@@ -21,6 +28,8 @@ out="${OUT:-$PWD/gpu-out}"
 mkdir -p "$out"
 export KERNELRL_COMMIT="$(cat .gpu-deps/commit 2>/dev/null || echo unknown)"
 export KERNELRL_CACHE_DIR=/tmp/kernelrl-cache
+# The GPU tests build into the same cache as the batch runs after them, which then reuse those builds.
+export KERNELRL_TEST_COMPILE_CACHE=$KERNELRL_CACHE_DIR/compile
 export PATH="$PATH:/usr/local/cuda/bin"
 python="$(command -v python3)"
 summary="$out/summary.txt"
@@ -36,7 +45,7 @@ t0=$(date +%s)
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE="$python" \
   -Dpybind11_DIR="$($python -c 'import pybind11; print(pybind11.get_cmake_dir())')" \
   -DKERNELRL_EXTRA_INCLUDE="$PWD/.gpu-deps/include" >"$logs/build.log" 2>&1 &&
-  ninja -C build-gpu -j16 $([ "$mode" != main ] && [ -z "${WITH_GPU_TESTS:-}" ] && echo kernelrl kernelrl_bench eval_device_screen_gpu_test) >>"$logs/build.log" 2>&1
+  ninja -C build-gpu -k 0 -j16 $([ "$mode" != main ] && [ -z "${WITH_GPU_TESTS:-}" ] && echo kernelrl kernelrl_host_cc kernelrl_confine $([ "$mode" != kb ] && echo kernelrl_bench eval_device_screen_gpu_test)) >>"$logs/build.log" 2>&1
 rc=$?
 note "build: rc $rc in $(( $(date +%s) - t0 )) s"
 [ $rc -eq 0 ] || { tail -40 "$logs/build.log"; exit 1; }
@@ -54,10 +63,62 @@ reference_fidelity() {
   done
 }
 
+# The kernelbench corpus (honest and hacks) and the published-style set, every GPU entry under each
+# rule set in one batch: counts by status and candidates/min per rule set. The strict batch runs
+# first; both reuse the builds of the GPU tests where those ran (KERNELRL_TEST_COMPILE_CACHE).
+kernelbench_batches() {
+  for rules in strict kernelbench; do
+    $python - "$rules" "${PUBLISHED_N:-1000}" <<'PY'
+import json, sys
+rules, n_published = sys.argv[1], int(sys.argv[2])
+# Every kernelbench GPU candidate once, under `rules`; an entry keeps its expected status where the
+# manifests list one for these rules.
+sources = [("tests/kernelbench_corpus/manifest.json", 1000), ("tests/kernelbench_corpus/published/manifest.json", n_published),
+           ("examples/manifest.json", 1000)]
+jobs = {}
+for path, limit in sources:
+    try:
+        manifest = json.load(open(path))
+    except FileNotFoundError:
+        continue
+    taken = set()
+    for e in manifest:
+        if e.get("device") != "cuda" or e.get("format", "kernelbench") != "kernelbench" or not e["candidate"].endswith(".py"):
+            continue
+        key = (e["task"], e["candidate"])
+        if key not in taken and len(taken) >= limit:
+            continue
+        taken.add(key)
+        job = jobs.setdefault(key, {"task": e["task"], "candidate": e["candidate"], "format": "kernelbench",
+                                    "device": "cuda", "rules": rules})
+        if e.get("rules", "strict") == rules and "expect" in e:
+            job["expect"] = e["expect"]
+        elif "expect" not in job and path.startswith("examples"):
+            job["expect"] = "OK"
+json.dump(list(jobs.values()), open(f"/tmp/kb-batch-{rules}.json", "w"), indent=0)
+PY
+    t0=$(date +%s.%N)
+    $bin eval --batch "/tmp/kb-batch-$rules.json" --check-expect --out "$out/kb-batch-$rules.jsonl" >"$logs/kb-batch-$rules.log" 2>&1
+    rc=$?
+    wall=$($python -c "import time; print(round(time.time() - $t0, 1))")
+    note "kernelbench batch, rules $rules: rc $rc (1: a status differs from its expectation), $($python - "$out/kb-batch-$rules.jsonl" "$wall" <<'PY'
+import collections, json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+wall = float(sys.argv[2])
+counts = collections.Counter(r.get("status", "?") for r in rows)
+hits = sum(1 for r in rows if r.get("cache_hit"))
+print(f"{len(rows)} candidates in {wall} s = {60 * len(rows) / max(wall, 1e-9):.1f} /min ({hits} compile cache hits); "
+      + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+PY
+)"
+    grep -iE "expected|differs|mismatch" "$logs/kb-batch-$rules.log" | head -20 | tee -a "$summary"
+  done
+}
+
 gpu_tests() {
   (cd build-gpu && ctest -L gpu --output-on-failure -V) >"$logs/gpu-tests.log" 2>&1
   note "ctest -L gpu: rc $?"
-  grep -E "^[0-9]+: (ladder|example|adversarial|rollout-gpu) " "$logs/gpu-tests.log" | sed 's/^[0-9]*: //' | tee -a "$summary"
+  grep -E "^[0-9]+: (ladder|example|adversarial|rollout-gpu|kb-corpus) " "$logs/gpu-tests.log" | sed 's/^[0-9]*: //' | tee -a "$summary"
   grep -E "tests passed|tests failed|Failed|SKIPPED" "$logs/gpu-tests.log" | tee -a "$summary"
   # After the ladder, the adversarial corpus and the rollout: nothing of ours left running, no GPU memory held.
   sleep 2
@@ -69,10 +130,9 @@ gpu_tests() {
 if [ "$mode" = main ]; then
   gpu_tests
 
-  # The GPU entries of the shipped examples (host ones are covered on the CPU by CI).
-  $python -c 'import json; m = json.load(open("examples/manifest.json")); json.dump([e for e in m if e.get("device") == "cuda"], open("/tmp/gpu-examples.json", "w"))'
-  $bin eval --batch /tmp/gpu-examples.json --out "$out/examples.jsonl" >"$logs/examples.log" 2>&1
-  note "examples (GPU entries): rc $?"; tail -8 "$logs/examples.log" | tee -a "$summary"
+  # Every shipped example, as the README's main job evaluates them (GPU and CPU entries).
+  $bin eval --batch examples/manifest.json --out "$out/examples.jsonl" >"$logs/examples.log" 2>&1
+  note "examples (all entries): rc $?"; tail -12 "$logs/examples.log" | tee -a "$summary"
   $bin tasks show examples/linear_relu/task.py >>"$summary" 2>&1
 
   # Fixtures: every GPU entry must be correct (host ones run in CI).
@@ -85,9 +145,20 @@ if [ "$mode" = main ]; then
   build-gpu/bench/kernelrl_bench /tmp/bench-cands --compile-only >"$logs/bench-compile.log" 2>&1
   note "bench --compile-only: rc $?"; grep -E "^row|^engine pipeline" "$logs/bench-compile.log" | tee -a "$summary"
 
-  timeout "${TASKS_CHECK_S:-330}" $bin tasks check tasks --json >"$out/tasks-check.jsonl" 2>"$logs/tasks-check.log"
-  note "tasks check (all tasks, >= 100 us): rc $?, $(grep -c '"ok":true' "$out/tasks-check.jsonl") ok of $(wc -l <"$out/tasks-check.jsonl")"
-  grep '"ok":false' "$out/tasks-check.jsonl" | head -20 | tee -a "$summary" || true
+  kernelbench_batches
+
+  if [ -n "${TASKS_CHECK_S:-}" ]; then
+    timeout "$TASKS_CHECK_S" $bin tasks check tasks --json >"$out/tasks-check.jsonl" 2>"$logs/tasks-check.log"
+    note "tasks check (all tasks, >= 100 us): rc $?, $(grep -c '"ok":true' "$out/tasks-check.jsonl") ok of $(wc -l <"$out/tasks-check.jsonl")"
+    grep '"ok":false' "$out/tasks-check.jsonl" | head -20 | tee -a "$summary" || true
+  fi
+elif [ "$mode" = kb ]; then
+  # Only the kernelbench format: the corpus, the examples' kernelbench candidates and the
+  # published-style set (PUBLISHED_N of them) under each rule set, then every shipped example.
+  kernelbench_batches
+  $bin eval --batch examples/manifest.json --out "$out/examples.jsonl" >"$logs/examples.log" 2>&1
+  note "examples (all entries): rc $?"; tail -12 "$logs/examples.log" | tee -a "$summary"
+  note "left over: processes '$(pgrep -af 'kernelrl' | grep -v pgrep | tr '\n' ';')', GPU memory used $(nvidia-smi --query-gpu=memory.used --format=csv,noheader)"
 elif [ "$mode" = fidelity ]; then
   reference_fidelity
 elif [ "$mode" = batch ]; then

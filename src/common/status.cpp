@@ -20,31 +20,32 @@ constexpr std::array<std::pair<Format, std::string_view>, 3> kFormatNames{{
     {Format::HOST, "host"},
     {Format::KERNELBENCH, "kernelbench"},
 }};
+constexpr std::array<std::pair<RuleSet, std::string_view>, 2> kRuleSetNames{{
+    {RuleSet::STRICT, "strict"},
+    {RuleSet::KERNELBENCH, "kernelbench"},
+}};
+
+template <class E, std::size_t N>
+std::string_view name_of(const std::array<std::pair<E, std::string_view>, N>& names, E value) {
+  for (auto [v, n] : names)
+    if (v == value) return n;
+  return "?";
+}
+
+template <class E, std::size_t N>
+std::optional<E> value_named(const std::array<std::pair<E, std::string_view>, N>& names, std::string_view name) {
+  for (auto [v, n] : names)
+    if (n == name) return v;
+  return std::nullopt;
+}
 }  // namespace
 
-std::string_view to_string(Status s) {
-  for (auto [v, n] : kStatusNames)
-    if (v == s) return n;
-  return "?";
-}
-
-std::string_view to_string(Format f) {
-  for (auto [v, n] : kFormatNames)
-    if (v == f) return n;
-  return "?";
-}
-
-std::optional<Status> parse_status(std::string_view s) {
-  for (auto [v, n] : kStatusNames)
-    if (n == s) return v;
-  return std::nullopt;
-}
-
-std::optional<Format> parse_format(std::string_view s) {
-  for (auto [v, n] : kFormatNames)
-    if (n == s) return v;
-  return std::nullopt;
-}
+std::string_view to_string(Status s) { return name_of(kStatusNames, s); }
+std::string_view to_string(Format f) { return name_of(kFormatNames, f); }
+std::string_view to_string(RuleSet r) { return name_of(kRuleSetNames, r); }
+std::optional<Status> parse_status(std::string_view s) { return value_named(kStatusNames, s); }
+std::optional<Format> parse_format(std::string_view s) { return value_named(kFormatNames, s); }
+std::optional<RuleSet> parse_rule_set(std::string_view s) { return value_named(kRuleSetNames, s); }
 
 std::optional<Format> format_from_extension(std::string_view path) {
   auto ends = [&](std::string_view suffix) {

@@ -21,10 +21,19 @@ enum class Status {
 // Candidate formats (DESIGN.md): native CUDA C++, host C++ for the CPU, KernelBench Python.
 enum class Format { NATIVE, HOST, KERNELBENCH };
 
+// Which rules judge a kernelbench candidate (docs/security.md, "Rule sets"). STRICT, the default
+// for RL: the candidate's own kernels do all the work (no PyTorch operators in its calls beyond
+// allocating, viewing, copying and filling). KERNELBENCH: KernelBench's own acceptance, for
+// re-checking published solutions: PyTorch operators may do part of the work, but a kernel of the
+// candidate's own must be there. Both keep every correctness, timing and isolation defense.
+enum class RuleSet { STRICT, KERNELBENCH };
+
 std::string_view to_string(Status s);
 std::string_view to_string(Format f);  // "native", "host", "kernelbench"
+std::string_view to_string(RuleSet r);  // "strict", "kernelbench"
 std::optional<Status> parse_status(std::string_view s);
 std::optional<Format> parse_format(std::string_view s);
+std::optional<RuleSet> parse_rule_set(std::string_view s);
 
 // The format a file's extension suggests (.cu native, .cpp/.cc host, .py kernelbench).
 std::optional<Format> format_from_extension(std::string_view path);

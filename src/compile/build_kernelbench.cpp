@@ -21,6 +21,7 @@
 #include "compile/build.hpp"
 #include "compile/cache.hpp"
 #include "compile/diagnostics.hpp"
+#include "compile/extension_calls.hpp"
 #include "compile/import_check.hpp"
 #include "compile/system_call_check.hpp"
 #include "kernelrl/build_config.hpp"
@@ -103,22 +104,27 @@ bool environment_failure(const std::string& output) {
 }
 
 // Why an extension the build produced may not be loaded (compile/import_check.hpp), naming it, or
-// nullopt; an unreadable library is refused too.
+// nullopt; an unreadable library is refused too. A forbidden import alone is not the candidate's
+// doing: toolchains that link the C++ runtime statically bring its system calls along, so the
+// candidate is refused only when its own code refers to one.
 std::optional<std::string> refused_extension(const fs::path& extensions, const std::string& display_name,
                                              bool system_access) {
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(extensions, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
     if (!it->is_regular_file(ec) || it->path().extension() != ".so") continue;
+    const std::string prefix = display_name + ": extension " + it->path().filename().string() + ": ";
     auto imports = imported_symbols(it->path());
     if (!imports) return display_name + ": cannot read the built extension: " + imports.error().message;
-    if (auto refused = forbidden_extension_import(*imports, system_access)) {
-      return display_name + ": extension " + it->path().filename().string() + ": " + *refused;
+    if (forbidden_extension_import(*imports, system_access)) {
+      auto own = candidate_forbidden_reference(it->path(), system_access);
+      if (!own) return display_name + ": cannot check the built extension: " + own.error().message;
+      if (*own) return prefix + **own;
     }
     if (!system_access) continue;
     auto own_calls = raw_system_call(it->path());
     if (!own_calls) return display_name + ": cannot check the built extension: " + own_calls.error().message;
-    if (*own_calls) return display_name + ": extension " + it->path().filename().string() + ": " + **own_calls;
+    if (*own_calls) return prefix + **own_calls;
   }
   return std::nullopt;
 }

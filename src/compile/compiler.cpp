@@ -24,7 +24,8 @@ CompileResult Compiler::compile(const std::string& source, const std::string& di
   const std::string key = common::hash_hex(key_text);
 
   // Static rejections are not stored: they are recomputed faster than an entry could be read.
-  CompileResult checked = check_source(source, options.format, display_name, kMaxSourceBytes, options.system_access_check);
+  CompileResult checked = check_source(source, options.format, display_name, kMaxSourceBytes, options.system_access_check,
+                                        options.rules);
   if (checked.status != common::Status::OK) {
     checked.key = key;
     return finish(std::move(checked));

@@ -24,6 +24,8 @@ struct CompileOptions {
   bool use_cache = true;                         // false: always compile (the result is still stored)
   bool host_pch = true;       // native: nvcc's host compile against cached precompiled headers (compile/host_pch.hpp)
   bool parallel_nvcc = true;  // native: nvcc's host and device front ends side by side (compile/nvcc_steps.hpp)
+  common::RuleSet rules = common::RuleSet::STRICT;  // kernelbench: which static rules apply (checked before the
+                                                    // cache, so not part of the key: both share one build)
   bool system_access_check = true;  // built libraries that import or make system calls, and kernelbench
                                     // modules that reach the process (os, sys, open, ...), are REJECTED
                                     // (compile/import_check.hpp, system_call_check.hpp, python_scan.hpp;
@@ -65,10 +67,12 @@ common::Expected<Toolchain> detect_toolchain();
 // Static checks before any compiler runs: empty, binary, over max_bytes (1 MB), no entry point
 // (`kernelrl_forward` for native/host, `class ModelNew` for kernelbench), forbidden includes for
 // native/host (torch, ATen, c10, cuBLAS, cuDNN, ...: REJECTED), the kernelbench format rules (with
-// the rules on reaching the process only when `system_access_rules`). Returns status OK when it passes.
+// the rules on reaching the process only when `system_access_rules`; `rules` picks the rule set).
+// Returns status OK when it passes.
 inline constexpr std::uint64_t kMaxSourceBytes = 1u << 20;
 CompileResult check_source(const std::string& source, common::Format format, const std::string& display_name,
-                           std::uint64_t max_bytes = kMaxSourceBytes, bool system_access_rules = true);
+                           std::uint64_t max_bytes = kMaxSourceBytes, bool system_access_rules = true,
+                           common::RuleSet rules = common::RuleSet::STRICT);
 
 // Trims compiler output to the first `max_errors` errors (each with its following context lines),
 // replaces `scratch_path` with `display_name`, and caps the excerpt at max_chars.

@@ -157,11 +157,19 @@ std::optional<std::string> forbidden_import(const std::vector<ImportedSymbol>& i
   return std::nullopt;
 }
 
+std::optional<std::string> forbidden_extension_symbol(const std::string& name, bool system_access) {
+  const std::vector<ImportedSymbol> one{{name, false}};
+  if (auto found = first_named(one, kOwnStreams)) return own_streams_message(*found);
+  if (auto found = first_named(one, kLookupSymbols)) return lookup_message(*found);
+  return system_access ? system_calls(one) : std::nullopt;
+}
+
 std::optional<std::string> forbidden_extension_import(const std::vector<ImportedSymbol>& imports,
                                                       bool system_access) {
-  if (auto name = first_named(imports, kOwnStreams)) return own_streams_message(*name);
-  if (auto name = first_named(imports, kLookupSymbols)) return lookup_message(*name);
-  return system_access ? system_calls(imports) : std::nullopt;
+  for (const auto& s : imports) {
+    if (auto refused = forbidden_extension_symbol(s.name, system_access)) return refused;
+  }
+  return std::nullopt;
 }
 
 }  // namespace kernelrl::compile

@@ -41,4 +41,9 @@ std::optional<std::string> forbidden_import(const std::vector<ImportedSymbol>& i
 std::optional<std::string> forbidden_extension_import(const std::vector<ImportedSymbol>& imports,
                                                       bool system_access = true);
 
+// The same rule for one symbol a kernelbench extension imports or refers to (a function of the C++
+// runtime linked into it counts too: std::basic_ofstream's members, std::filesystem): why it may not
+// be used, or nullopt.
+std::optional<std::string> forbidden_extension_symbol(const std::string& name, bool system_access = true);
+
 }  // namespace kernelrl::compile

@@ -145,6 +145,59 @@ std::optional<PythonRuleBreak> find_concurrency(std::string_view code) {
   return std::nullopt;
 }
 
+// Outputs that compute later, and code that runs inside torch's own dispatch or module calls: a
+// torch.Tensor subclass (lazy outputs that compute when the checker reads them), torch function and
+// dispatch modes and overrides (which rewrite the reference's operators), and global module hooks
+// (which run around the reference's forward). Honest candidates return plain tensors from their own
+// kernels and need none of it.
+constexpr std::array<std::string_view, 14> kInterceptionNames{
+    "_make_subclass", "__torch_function__", "__torch_dispatch__", "TorchFunctionMode", "TorchDispatchMode",
+    "_python_dispatch", "overrides", "register_module_forward_hook", "register_module_forward_pre_hook",
+    "register_module_full_backward_hook", "register_module_buffer_registration_hook", "_global_forward_hooks",
+    "_global_forward_pre_hooks", "_global_backward_hooks"};
+
+std::optional<PythonRuleBreak> find_interception(std::string_view code) {
+  for (std::string_view name : kInterceptionNames) {
+    if (auto end = find_word(code, name, 0); end != std::string_view::npos) {
+      return PythonRuleBreak{line_of(code, end - name.size()),
+                             "`" + std::string(name) +
+                                 "` is used: ModelNew returns plain tensors computed by its own kernels; tensor "
+                                 "subclasses, dispatch or function modes and global module hooks are not allowed "
+                                 "(they compute outside the timed call or change what the reference does)"};
+    }
+  }
+  // class X(torch.Tensor) / class X(Tensor): a tensor subclass.
+  for (std::size_t end = find_word(code, "class", 0); end != std::string_view::npos; end = find_word(code, "class", end)) {
+    std::size_t open = skip_blanks(code, end);
+    while (open < code.size() && is_ident_char(code[open])) ++open;
+    open = skip_blanks(code, open);
+    if (open >= code.size() || code[open] != '(') continue;
+    const std::size_t close = code.find(')', open);
+    const std::string_view bases = code.substr(open + 1, close == std::string_view::npos ? close : close - open - 1);
+    if (find_word(bases, "Tensor", 0) != std::string_view::npos) {
+      return PythonRuleBreak{line_of(code, end - 5),
+                             "a torch.Tensor subclass is defined: ModelNew returns plain tensors (a subclass can "
+                             "compute its value when the checker reads it, outside the timed call)"};
+    }
+  }
+  return std::nullopt;
+}
+
+// KernelBench's backend requirement: the candidate builds an extension of its own (load_inline or
+// torch.utils.cpp_extension, outside strings) holding a kernel: a CUDA `__global__` function, or
+// C++ `cpp_sources` for the CPU.
+std::optional<PythonRuleBreak> find_missing_kernel(std::string_view source, std::string_view code) {
+  const bool builds = find_word(code, "load_inline", 0) != std::string_view::npos ||
+                      find_word(code, "cpp_extension", 0) != std::string_view::npos;
+  const bool kernel = source.find("__global__") != std::string_view::npos ||
+                      find_word(code, "cpp_sources", 0) != std::string_view::npos;
+  if (builds && kernel) return std::nullopt;
+  return PythonRuleBreak{1, builds ? "no kernel: the extension defines no __global__ function (or C++ cpp_sources for "
+                                     "the CPU); ModelNew must run a kernel of its own"
+                                   : "no extension: the candidate never calls load_inline (torch.utils.cpp_extension); "
+                                     "ModelNew must run a kernel of its own, not only PyTorch operators"};
+}
+
 // The modules a kernelbench candidate may import: torch and the pure-computation standard library.
 constexpr std::array<std::string_view, 10> kAllowedModules{"torch",       "math",    "typing",      "functools",
                                                            "itertools",   "collections", "numbers", "dataclasses",
@@ -273,12 +326,17 @@ std::string blank_python_literals(std::string_view s) {
   return out;
 }
 
-std::optional<PythonRuleBreak> kernelbench_rule_break(std::string_view source, bool system_access) {
+std::optional<PythonRuleBreak> kernelbench_rule_break(std::string_view source, bool system_access,
+                                                      common::RuleSet rules) {
   const std::string code = blank_python_literals(source);
   if (auto b = find_try(code)) return b;
   if (auto b = find_inherited_reference(code)) return b;
   if (auto b = find_reference_use(code)) return b;
   if (auto b = find_concurrency(code)) return b;
+  if (auto b = find_interception(code)) return b;
+  if (rules == common::RuleSet::KERNELBENCH) {
+    if (auto b = find_missing_kernel(source, code)) return b;
+  }
   return system_access ? find_system_access(code) : std::nullopt;
 }
 

@@ -1,6 +1,7 @@
 // Static format rules for kernelbench candidates (Python), the ones published kernel-RL work uses
 // against reward hacking: no try/except (a fallback path around the custom kernel) and no use of
-// the task's reference class (inheriting it, instantiating it, calling its methods); and, like
+// the task's reference class (inheriting it, instantiating it, calling its methods); no tensor
+// subclasses, dispatch/function modes or global module hooks; and, like
 // native candidates, no threads, processes or CUDA streams of their own, and no way to the process
 // itself: imports only of torch and the pure-computation standard library (math, typing, ...), no
 // `os`/`sys`/`ctypes`/`gc`/... even as attributes (`torch.os`), no built-in open/eval/exec/getattr
@@ -12,6 +13,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "common/status.hpp"
 
 namespace kernelrl::compile::detail {
 
@@ -25,9 +28,14 @@ struct PythonRuleBreak {
   std::string reason;  // what a model can read and fix
 };
 
-// The first rule a kernelbench candidate breaks, or nullopt. `system_access`: the rules on reaching
+// The first rule a kernelbench candidate breaks, or nullopt. Both rule sets: no try, no use of the
+// reference class, no threads/processes/streams, no tensor subclasses, dispatch or function modes
+// or global module hooks. KERNELBENCH also asks for a kernel of the candidate's own (a __global__
+// function or cpp_sources built by load_inline), since PyTorch operators may then do part of the
+// work (STRICT's operator audit refuses them at run time). `system_access`: the rules on reaching
 // the process (imports, os/sys/..., open/eval/getattr, dunders) too; false only to test the sandbox
 // behind them.
-std::optional<PythonRuleBreak> kernelbench_rule_break(std::string_view source, bool system_access = true);
+std::optional<PythonRuleBreak> kernelbench_rule_break(std::string_view source, bool system_access = true,
+                                                      common::RuleSet rules = common::RuleSet::STRICT);
 
 }  // namespace kernelrl::compile::detail

@@ -1,6 +1,7 @@
 // check_source: the static checks every candidate passes before a compiler sees it. They are
 // cheap (one linear pass) and run on every request, cache hits included.
 #include <cctype>
+#include <optional>
 #include <string_view>
 
 #include "compile/compiler.hpp"
@@ -69,10 +70,31 @@ CompileResult failed(Status status, const std::string& display_name, const std::
   return r;
 }
 
+// A kernelbench candidate's C++ lives in Python strings, which the compiler sees whole: an #include
+// there that names a file by absolute path or climbs with '..' reads a host file into the build (and
+// its first lines into an error message). Torch's, CUDA's and the standard headers are found on the
+// include path and need neither.
+std::optional<CompileResult> include_outside_the_toolchain(const std::string& source, const std::string& display_name) {
+  for (const detail::IncludeDirective& inc : detail::find_includes(source)) {
+    if (inc.computed || inc.header.empty()) continue;
+    bool climbs = inc.header.front() == '/';
+    for (std::size_t p = inc.header.find(".."); !climbs && p != std::string::npos; p = inc.header.find("..", p + 1)) {
+      climbs = (p == 0 || inc.header[p - 1] == '/') && (p + 2 == inc.header.size() || inc.header[p + 2] == '/');
+    }
+    if (!climbs) continue;
+    CompileResult r = failed(Status::REJECTED, display_name, "");
+    r.message = display_name + ":" + std::to_string(inc.line) + ": #include \"" + inc.header +
+                "\" is not allowed: absolute and '..' include paths read files outside the toolchain's headers";
+    r.log_excerpt = r.message;
+    return r;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 CompileResult check_source(const std::string& source, Format format, const std::string& display_name,
-                           std::uint64_t max_bytes, bool system_access_rules) {
+                           std::uint64_t max_bytes, bool system_access_rules, common::RuleSet rules) {
   if (source.size() > max_bytes) {
     return failed(Status::FORMAT_ERROR, display_name,
                   std::to_string(source.size()) + " bytes, over the " + std::to_string(max_bytes) + "-byte limit");
@@ -91,13 +113,21 @@ CompileResult check_source(const std::string& source, Format format, const std::
     return failed(Status::FORMAT_ERROR, display_name, source.empty() ? "empty file" : "file holds only whitespace");
   }
 
+  if (auto directive = detail::find_file_reading_directive(source)) {
+    CompileResult r = failed(Status::REJECTED, display_name, "");
+    r.message = display_name + ":" + std::to_string(directive->line) + ": the assembler directive " + directive->directive +
+                " is not allowed: it reads a file into the build (candidates compute from their inputs only)";
+    r.log_excerpt = r.message;
+    return r;
+  }
   if (format == Format::KERNELBENCH) {
+    if (auto outside = include_outside_the_toolchain(source, display_name)) return *outside;
     if (!defines_model_new(source)) {
       return failed(Status::FORMAT_ERROR, display_name,
                     "no `class ModelNew`: a kernelbench candidate defines class ModelNew(nn.Module) with the "
                     "reference's constructor and forward signatures");
     }
-    if (auto broken = detail::kernelbench_rule_break(source, system_access_rules)) {
+    if (auto broken = detail::kernelbench_rule_break(source, system_access_rules, rules)) {
       CompileResult r = failed(Status::REJECTED, display_name, "");
       r.message = display_name + ":" + std::to_string(broken->line) + ": " + broken->reason;
       r.log_excerpt = r.message;

@@ -262,4 +262,24 @@ std::optional<std::string> forbidden_header_reason(std::string_view header) {
   return std::nullopt;
 }
 
+std::optional<FileDirective> find_file_reading_directive(std::string_view source) {
+  static constexpr std::string_view kDirectives[] = {".incbin", ".include"};
+  std::string lower(source);
+  for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  for (std::string_view directive : kDirectives) {
+    for (std::size_t p = lower.find(directive); p != std::string::npos; p = lower.find(directive, p + 1)) {
+      const std::size_t end = p + directive.size();
+      const bool whole = end == lower.size() || !(std::isalnum(static_cast<unsigned char>(lower[end])) || lower[end] == '_');
+      // `.include` right after an identifier is a member access (`x.include`), not a directive.
+      const bool after_name = p > 0 && (std::isalnum(static_cast<unsigned char>(lower[p - 1])) || lower[p - 1] == '_' ||
+                                        lower[p - 1] == ')' || lower[p - 1] == ']');
+      if (!whole || after_name) continue;
+      int line = 1;
+      for (std::size_t i = 0; i < p; ++i) line += source[i] == '\n';
+      return FileDirective{line, std::string(directive)};
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace kernelrl::compile::detail

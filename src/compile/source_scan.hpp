@@ -38,4 +38,14 @@ std::vector<IncludeDirective> find_includes(std::string_view stripped);
 // paths", ...), or nullopt if it may.
 std::optional<std::string> forbidden_header_reason(std::string_view header);
 
+// An assembler directive that reads a file into the build (`.incbin "/etc/passwd"`, `.include`),
+// anywhere in the source (inline asm strings included), with its 1-based line; nullopt if none.
+// The compiler can read any file its process can, and what it read comes back in the library or
+// in an error message.
+struct FileDirective {
+  int line = 0;
+  std::string directive;  // ".incbin" or ".include"
+};
+std::optional<FileDirective> find_file_reading_directive(std::string_view source);
+
 }  // namespace kernelrl::compile::detail

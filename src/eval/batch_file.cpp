@@ -70,6 +70,11 @@ common::Expected<std::vector<BatchEntry>> read_batch_file(const fs::path& path) 
       b.device = d;
       b.job.device = d;
     }
+    if (e.contains("rules")) {
+      auto r = common::parse_rule_set(e["rules"].is_string() ? e["rules"].get<std::string>() : std::string());
+      if (!r) return common::make_error(where + ": \"rules\" must be strict or kernelbench");
+      b.job.rules = r;
+    }
     if (e.contains("expect")) {
       auto s = common::parse_status(e.value("expect", ""));
       if (!s) return common::make_error(where + ": \"expect\" is not a status name");

@@ -1,5 +1,6 @@
 // Batch files: a JSON list (or JSON lines) of {"task": PATH, "candidate": PATH, "format"?: NAME,
-// "device"?: "cuda"|"cpu", "expect"?: STATUS}. Relative paths resolve against the current
+// "device"?: "cuda"|"cpu", "rules"?: "strict"|"kernelbench", "expect"?: STATUS}; other keys are
+// left to the file's other readers (a corpus's "covers", "kind"). Relative paths resolve against the current
 // directory, then the batch file's folder and each folder above it (so a repository-relative
 // path in a batch file works from anywhere).
 #pragma once

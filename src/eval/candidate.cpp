@@ -77,6 +77,24 @@ class SharedObjectCandidate : public Candidate {
   ViewSet param_views_;
 };
 
+// Why ModelNew's outputs are not what the checker may read: a torch.Tensor subclass (or a tensor
+// wrapper) can compute its value when the checker reads it, outside the timed call and the
+// operator audit. Plain tensors and parameters pass; "" when all do.
+std::string not_a_plain_tensor(const std::vector<py::object>& outputs) {
+  py::module_ torch = py::module_::import("torch");
+  const py::object tensor = torch.attr("Tensor");
+  const py::object parameter = torch.attr("nn").attr("Parameter");
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const py::handle type = py::type::handle_of(outputs[i]);
+    if (!py::isinstance(outputs[i], tensor) || type.is(tensor) || type.is(parameter)) continue;
+    return "ModelNew.forward returned a " + py::str(type.attr("__qualname__")).cast<std::string>() +
+           " (a torch.Tensor subclass) as output " + std::to_string(i) +
+           ": outputs must be plain torch.Tensor objects (a subclass can compute its value when the checker reads "
+           "it, outside the timed call)";
+  }
+  return "";
+}
+
 class KernelBenchCandidate : public Candidate {
  public:
   KernelBenchCandidate(py::object module, py::object model) : module_(std::move(module)), model_(std::move(model)) {}
@@ -97,6 +115,10 @@ class KernelBenchCandidate : public Candidate {
       }
       no_grad.attr("__exit__")(py::none(), py::none(), py::none());
       out.outputs = output_list(ret);
+      if (auto refused = not_a_plain_tensor(out.outputs); !refused.empty()) {
+        out.error = refused;
+        out.rule_broken = true;
+      }
     } catch (py::error_already_set& e) {
       out.error = "ModelNew.forward raised: " + task::format_python_error(e.what(), "");
     }

@@ -14,9 +14,11 @@
 
 namespace kernelrl::eval {
 
-// What one call did. A non-empty error means the call failed (RUNTIME_ERROR).
+// What one call did. A non-empty error means the call failed (RUNTIME_ERROR), or broke a rule of
+// the evaluation when rule_broken (REJECTED).
 struct CallOutcome {
   std::string error;
+  bool rule_broken = false;
   std::vector<pybind11::object> outputs;  // kernelbench: the returned tensors; native/host: empty
 };
 

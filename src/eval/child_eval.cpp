@@ -41,6 +41,7 @@ void to_json(nlohmann::json& j, const ChildRequest& r) {
        {"artifact", r.artifact},
        {"candidate", r.candidate},
        {"format", common::to_string(r.format)},
+       {"rules", common::to_string(r.rules)},
        {"options", r.options},
        {"device", r.device}};
   if (r.cached_ref) j["cached_ref"] = *r.cached_ref;
@@ -51,6 +52,7 @@ void from_json(const nlohmann::json& j, ChildRequest& r) {
   r.artifact = j.value("artifact", "");
   r.candidate = j.value("candidate", "");
   r.format = common::parse_format(j.value("format", "native")).value_or(common::Format::NATIVE);
+  r.rules = common::parse_rule_set(j.value("rules", "strict")).value_or(common::RuleSet::STRICT);
   r.options = j.value("options", EvalOptions{});
   r.device = j.value("device", "cpu");
   if (j.contains("cached_ref")) r.cached_ref = j.at("cached_ref").get<TimingSummary>();
@@ -127,6 +129,7 @@ struct Context {
   nlohmann::json signature;
   std::optional<TamperGuard> guard;      // kernelbench: what the candidate's Python must leave alone
   std::optional<TorchOpAudit> op_audit;  // kernelbench: which PyTorch operators its calls run
+  bool candidate_code_ran = false;       // from loading the candidate on: its code shares this process
 };
 
 struct TaskError {
@@ -428,7 +431,7 @@ bool run_trial(Context& c, Candidate& cand, int trial, InputSet& set) {
   }
   add_step(c.result.phases_ms, "correctness.candidate", t_step);
   if (!outcome.error.empty()) {
-    c.result.status = common::Status::RUNTIME_ERROR;
+    c.result.status = outcome.rule_broken ? common::Status::REJECTED : common::Status::RUNTIME_ERROR;
     c.result.error.message = outcome.error;
     c.result.error.trial = trial;
     return false;
@@ -734,9 +737,11 @@ void evaluate(Context& c) {
     }
   }
   if (c.req.format == common::Format::KERNELBENCH) {
+    settle_torch_lazy_state();  // done by the worker already, unless this child was forked before
     c.guard.emplace(c.task.module, c.task.model_class);
     c.result.isolation["tamper_guard"] = true;
-    if (c.req.options.torch_op_audit) {
+    // KernelBench's acceptance lets PyTorch operators do part of the work; the strict rules do not.
+    if (c.req.options.torch_op_audit && c.req.rules == common::RuleSet::STRICT) {
       auto audit = TorchOpAudit::create();
       c.result.isolation["torch_op_audit"] = static_cast<bool>(audit);
       if (audit) {
@@ -746,6 +751,7 @@ void evaluate(Context& c) {
       }
     }
   }
+  c.candidate_code_ran = true;
   LoadOutcome loaded = load_candidate(c);
   c.result.phases_ms["load"] = ms_since(t_load);
   if (!loaded.candidate) {
@@ -774,6 +780,32 @@ void evaluate(Context& c) {
     timing(c, *loaded.candidate, sets);
     if (c.result.status != common::Status::OK) c.result.correct = false;
   }
+}
+
+// evaluate(), where a failure of the evaluation itself after the candidate's code ran (a CUDA
+// context it reset or broke, an interpreter it damaged) is the candidate's RUNTIME_ERROR with a
+// record, never "could not evaluate": the task and the device were fine until then (setup ran the
+// reference), and the candidate shares this process. Before that, failures stay the task's.
+void evaluate_blaming_the_candidate(Context& c) {
+  std::string failure;
+  try {
+    evaluate(c);
+    return;
+  } catch (const TaskError& e) {
+    if (!c.candidate_code_ran) throw;
+    failure = e.message;
+  } catch (py::error_already_set& e) {
+    if (!c.candidate_code_ran) throw;
+    failure = std::string("a Python error: ") + e.what();
+  } catch (const std::exception& e) {
+    if (!c.candidate_code_ran) throw;
+    failure = e.what();
+  }
+  c.result.status = common::Status::RUNTIME_ERROR;
+  c.result.correct = false;
+  c.result.speedup = 0;
+  c.result.error.message = "the evaluation failed after the candidate's code ran in its process (a CUDA context it "
+                           "reset or broke counts against it): " + failure.substr(0, 600);
 }
 
 }  // namespace
@@ -813,7 +845,7 @@ void run_child(const task::TaskModule* task, const ChildRequest& req, int report
       rep.final({{"signature", c.signature}, {"result", c.result}, {"health", health}});
       return;
     }
-    evaluate(c);
+    evaluate_blaming_the_candidate(c);
     nlohmann::json out = {{"result", c.result}, {"signature", c.signature}};
     if (!req.cached_ref && c.result.ref_runtime.n > 0) out["ref_timing"] = c.result.ref_runtime;
     rep.final(out);

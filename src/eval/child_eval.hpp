@@ -20,6 +20,7 @@ struct ChildRequest {
   std::string artifact;            // compiled artifact of the candidate (eval)
   std::string candidate;           // the candidate's file, for messages
   common::Format format = common::Format::NATIVE;
+  common::RuleSet rules = common::RuleSet::STRICT;  // kernelbench: which rules judge it (common/status.hpp)
   EvalOptions options;
   std::string device = "cpu";      // resolved: "cuda" or "cpu"
   std::optional<TimingSummary> cached_ref;  // the reference's timing measured earlier in this run

@@ -39,6 +39,7 @@ bool candidate_ran(const std::string& phase) { return phase != "start" && phase 
 
 struct Engine::Prepared {
   common::Format format = common::Format::NATIVE;
+  common::RuleSet rules = common::RuleSet::STRICT;
   std::string device;
   std::string task_hash;
   std::optional<task::ManifestEntry> manifest;  // the task's entry in manifest.json beside it, if any
@@ -140,6 +141,7 @@ common::Expected<Engine::Prepared> Engine::prepare(const EvalJob& job) {
                               ": cannot tell the candidate format from the extension; pass --format native|host|kernelbench");
   }
   p.format = *format;
+  p.rules = job.rules.value_or(config_.rules);
   if (job.device && *job.device == "cuda" && device_ != "cuda") {
     return common::make_error(job.candidate.string() + ": needs a GPU and this engine runs on the CPU");
   }
@@ -178,6 +180,7 @@ common::Expected<Engine::Prepared> Engine::prepare(const EvalJob& job) {
   if (!source) return source.error();
   compile::CompileOptions options;
   options.format = p.format;
+  options.rules = p.rules;
   options.cuda_arch = config_.cuda_arch;
   options.use_cache = config_.use_cache;
   options.host_pch = options.parallel_nvcc = config_.fast_native_compile;
@@ -227,6 +230,7 @@ common::Expected<EvalResult> Engine::run_in_worker(const EvalJob& job, const Pre
   child.artifact = artifact;
   child.candidate = job.candidate.filename().string();
   child.format = p.format;
+  child.rules = p.rules;
   child.options = config_.options;
   child.device = p.device;
   const std::string ref_key = p.task_hash + "/" + p.device;
@@ -279,6 +283,7 @@ common::Expected<EvalResult> Engine::finish(const EvalJob& job, Prepared& p) {
   r.task = job.task.string();
   r.candidate = job.candidate.string();
   r.format = std::string(common::to_string(p.format));
+  r.rules = std::string(common::to_string(p.rules));
   r.cache_hit = cache_hit;
   r.phases_ms["compile"] = t_compile_ms;
   r.phases_ms["total"] = std::chrono::duration<double, std::milli>(clock_type::now() - p.t_start).count();

@@ -49,6 +49,7 @@ struct EngineConfig {
                                          // time: on the H200, four processes at once made 4.5 contexts/s
                                          // with 8 queues, 7.2 with 2, 8.4 with 1 (docs/engine.md); a
                                          // candidate's streams beyond 2 then share queues
+  common::RuleSet rules = common::RuleSet::STRICT;  // kernelbench candidates' rule set unless a job names one
   EvalOptions options;                   // options.device "auto" is resolved when the engine starts
 };
 
@@ -58,6 +59,7 @@ struct EvalJob {
   std::filesystem::path candidate;
   std::optional<common::Format> format;  // empty: from the candidate's extension
   std::optional<std::string> device;     // "cuda" or "cpu"; empty: native cuda, host cpu, kernelbench the engine's
+  std::optional<common::RuleSet> rules;  // empty: EngineConfig::rules
 };
 
 // Signature and eager reference time of a task on this device.

@@ -17,6 +17,7 @@ void to_json(nlohmann::json& j, const EvalResult& r) {
                      {"task", r.task},
                      {"candidate", r.candidate},
                      {"format", r.format},
+                     {"rules", r.rules},
                      {"cache_hit", r.cache_hit},
                      {"device", r.device},
                      {"device_info", r.device_info},
@@ -44,6 +45,7 @@ void from_json(const nlohmann::json& j, EvalResult& r) {
   r.task = j.value("task", "");
   r.candidate = j.value("candidate", "");
   r.format = j.value("format", "");
+  r.rules = j.value("rules", "");
   r.cache_hit = j.value("cache_hit", false);
   r.device = j.value("device", "");
   r.device_info = j.value("device_info", nlohmann::json::object());

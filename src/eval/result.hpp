@@ -54,6 +54,7 @@ struct EvalResult {
   std::string task;
   std::string candidate;
   std::string format;
+  std::string rules;                        // the rule set that judged it: "strict" or "kernelbench"
   bool cache_hit = false;
   std::string device;                       // "cuda" or "cpu"
   nlohmann::json device_info;               // name, compute capability, driver, ...

@@ -36,7 +36,51 @@ py::object dict_of(const py::object& obj) {
   return obj.attr("__dict__");
 }
 
+constexpr const char* kSettle = R"(
+import importlib.util
+import torch
+if importlib.util.find_spec("torch._dynamo") is not None:
+    import torch._dynamo
+try:
+    from torch.utils._python_dispatch import TorchDispatchMode
+except ImportError:
+    TorchDispatchMode = None
+if TorchDispatchMode is not None:
+    class _KernelrlSettle(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+    with _KernelrlSettle():
+        torch.ones(2).add(1)
+)";
+
+// Code that runs inside torch around every module call or operator, whoever calls it: global module
+// hooks (a forward hook on every module makes the reference return what it likes, a pre-hook can
+// run it several extra times) and torch function or dispatch modes left active (they rewrite the
+// reference's operators). None may exist while the reference or the checker runs. "" when none.
+constexpr const char* kInterceptors = R"PY(
+def _kernelrl_interceptors(torch):
+    module = torch.nn.modules.module
+    for name in sorted(vars(module)):
+        if name.startswith("_global_") and name.endswith("_hooks") and vars(module)[name]:
+            return "a global module hook is registered (torch.nn.modules.module." + name + ")"
+    C = torch._C
+    if hasattr(C, "_len_torch_function_stack") and C._len_torch_function_stack() > 0:
+        return "a torch function mode is active"
+    if hasattr(C, "_len_torch_dispatch_stack") and C._len_torch_dispatch_stack() > 0:
+        return "a torch dispatch mode is active"
+    return ""
+)PY";
+
 }  // namespace
+
+void settle_torch_lazy_state() {
+  py::gil_scoped_acquire gil;
+  try {
+    py::exec(kSettle, py::dict());
+  } catch (py::error_already_set&) {
+    // An older or partial torch: the guard then compares against whatever state there is.
+  }
+}
 
 TamperGuard::TamperGuard(const py::object& task_module, const py::object& model_class) {
   py::module_ torch = py::module_::import("torch");
@@ -71,6 +115,9 @@ TamperGuard::TamperGuard(const py::object& task_module, const py::object& model_
   py::dict scope;
   scope["torch"] = torch;
   for (const char* expression : kSettings) settings_.emplace_back(expression, setting_value(expression, scope));
+  py::dict defs;
+  py::exec(kInterceptors, defs);
+  interceptors_ = defs["_kernelrl_interceptors"];
 }
 
 std::string TamperGuard::first_change() const {
@@ -88,8 +135,10 @@ std::string TamperGuard::first_change() const {
       if (!w.values.count(name)) return prefix + name + " was added";
     }
   }
+  py::module_ torch = py::module_::import("torch");
+  if (std::string hooked = interceptors_(torch).cast<std::string>(); !hooked.empty()) return hooked;
   py::dict scope;
-  scope["torch"] = py::module_::import("torch");
+  scope["torch"] = torch;
   for (const auto& [expression, before] : settings_) {
     const std::string after = setting_value(expression.c_str(), scope);
     if (after != before) return expression + " changed from " + before + " to " + after;

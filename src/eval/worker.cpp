@@ -22,6 +22,7 @@
 #include "eval/child_eval.hpp"
 #include "sandbox/child_process.hpp"
 #include "sandbox/device_lock.hpp"
+#include "eval/tamper_guard.hpp"
 #include "task/python_runtime.hpp"
 #include "task/task.hpp"
 
@@ -96,6 +97,13 @@ class Server {
         return reply;
       }
       task = *t;
+    }
+    if (child.format == common::Format::KERNELBENCH && !torch_settled_) {
+      // torch's one-time lazy set-up, once here instead of in every child; children forked before
+      // it would each redo it (seconds), so they are replaced.
+      eval::settle_torch_lazy_state();
+      torch_settled_ = true;
+      drop_warm();
     }
     std::optional<Child> current;
     if (!warm_.empty() && warm_.front().device == child.device && child.op != "device_info" &&
@@ -194,6 +202,7 @@ class Server {
   std::size_t n_warm_;                              // warm children kept
   TaskCache tasks_;
   std::deque<Child> warm_;  // forked ahead of the next requests, oldest first
+  bool torch_settled_ = false;  // eval::settle_torch_lazy_state() has run in this process
 };
 
 }  // namespace

@@ -312,5 +312,105 @@ TEST(compile_check_source, AgreesWithTheLadder) {
   EXPECT_GT(n_checked, 0);
 }
 
+
+// Lazy outputs and interception (both rule sets): tensor subclasses, dispatch and function modes,
+// global module hooks. Honest code with the same words inside strings or as ordinary names passes.
+TEST(compile_check_source, KernelbenchRejectsTensorSubclassesModesAndGlobalHooks) {
+  const std::string head = "import torch\nimport torch.nn as nn\n";
+  const std::string model_new = "class ModelNew(nn.Module):\n    def forward(self, x):\n";
+  for (common::RuleSet rules : {common::RuleSet::STRICT, common::RuleSet::KERNELBENCH}) {
+    auto check = [&](const std::string& body) {
+      return check_source(head + body, Format::KERNELBENCH, "c.py", kMaxSourceBytes, true, rules);
+    };
+    for (const std::string& body : std::vector<std::string>{
+             "class Lazy(torch.Tensor):\n    pass\n" + model_new + "        return x\n",
+             "from torch import Tensor\nclass Lazy(Tensor):\n    pass\n" + model_new + "        return x\n",
+             model_new + "        return torch.Tensor._make_subclass(Lazy, x)\n",
+             "from torch.overrides import TorchFunctionMode\n" + model_new + "        return x\n",
+             "from torch.utils._python_dispatch import TorchDispatchMode\n" + model_new + "        return x\n",
+             "torch.nn.modules.module.register_module_forward_hook(lambda m, i, o: i[0])\n" + model_new +
+                 "        return x\n",
+             model_new + "        torch.nn.modules.module._global_forward_hooks[0] = None\n        return x\n"}) {
+      auto r = check(body);
+      EXPECT_EQ(r.status, Status::REJECTED) << to_string(rules) << "\n" << body;
+      EXPECT_TRUE(r.message.find("subclass") != std::string::npos || r.message.find("hook") != std::string::npos)
+          << r.message;
+    }
+  }
+  auto ok = check_source(head + "src = 'class T(torch.Tensor) {}; __torch_dispatch__'\n" + model_new +
+                             "        hooks = self.overrides_count if False else x  # a TorchDispatchMode word\n"
+                             "        return hooks\n",
+                         Format::KERNELBENCH, "c.py");
+  EXPECT_EQ(ok.status, Status::OK) << ok.message;
+}
+
+// KernelBench's rule set asks for a kernel of the candidate's own; strict leaves that to the
+// operator audit at run time (a candidate of PyTorch operators alone is REJECTED there).
+TEST(compile_check_source, KernelbenchRulesNeedAKernelOfTheCandidatesOwn) {
+  const std::string torch_only =
+      "import torch\nimport torch.nn as nn\nclass ModelNew(nn.Module):\n    def forward(self, x):\n"
+      "        return torch.relu(x)\n";
+  const std::string with_kernel =
+      "import torch\nimport torch.nn as nn\nfrom torch.utils.cpp_extension import load_inline\n"
+      "src = '__global__ void k(float* x) {}'\next = load_inline(name='e', cpp_sources='', cuda_sources=src)\n"
+      "class ModelNew(nn.Module):\n    def forward(self, x):\n        return torch.relu(ext.f(x))\n";
+  const std::string cpu_kernel =
+      "import torch\nimport torch.nn as nn\nfrom torch.utils.cpp_extension import load_inline\n"
+      "ext = load_inline(name='e', cpp_sources='torch::Tensor f(torch::Tensor x) { return x; }', functions=['f'])\n"
+      "class ModelNew(nn.Module):\n    def forward(self, x):\n        return ext.f(x)\n";
+  auto kb = [](const std::string& s) {
+    return check_source(s, Format::KERNELBENCH, "c.py", kMaxSourceBytes, true, common::RuleSet::KERNELBENCH);
+  };
+  auto refused = kb(torch_only);
+  EXPECT_EQ(refused.status, Status::REJECTED);
+  EXPECT_NE(refused.message.find("load_inline"), std::string::npos) << refused.message;
+  EXPECT_EQ(kb(with_kernel).status, Status::OK) << kb(with_kernel).message;
+  EXPECT_EQ(kb(cpu_kernel).status, Status::OK) << kb(cpu_kernel).message;
+  const std::string no_global = "import torch\nimport torch.nn as nn\nfrom torch.utils.cpp_extension import load_inline\n"
+                                "ext = load_inline(name='e', cuda_sources='void f() {}')\n"
+                                "class ModelNew(nn.Module):\n    def forward(self, x):\n        return x\n";
+  EXPECT_NE(kb(no_global).message.find("no kernel"), std::string::npos) << kb(no_global).message;
+  EXPECT_EQ(check_source(torch_only, Format::KERNELBENCH, "c.py").status, Status::OK);  // strict: audited at run time
+}
+
+TEST(common_rule_set, NamesRoundTripAndUnknownNamesAreRefused) {
+  for (auto r : {common::RuleSet::STRICT, common::RuleSet::KERNELBENCH}) {
+    EXPECT_EQ(common::parse_rule_set(common::to_string(r)), r);
+  }
+  EXPECT_FALSE(common::parse_rule_set("Strict").has_value());
+  EXPECT_FALSE(common::parse_rule_set("").has_value());
+}
+
+// What the compiler would read for the candidate: assembler directives that pull a file into the
+// build (the file's text then comes back in the library or an error message), and, in kernelbench
+// sources, #includes by absolute or climbing path. Every format; honest spellings pass.
+TEST(compile_check_source, FileReadingDirectivesAndPathsAreRejected) {
+  const std::string native_head = "#include <kernelrl/abi.h>\n";
+  const std::string entry =
+      "extern \"C\" int kernelrl_forward(const DLTensor*, int, const DLTensor*, int, DLTensor*, int, void*) {\n"
+      "  return 0;\n}\n";
+  auto native = check_source(native_head + "asm(\".incbin \\\"/etc/passwd\\\"\");\n" + entry, Format::NATIVE, "c.cu");
+  EXPECT_EQ(native.status, Status::REJECTED);
+  EXPECT_NE(native.message.find("c.cu:2: the assembler directive .incbin"), std::string::npos) << native.message;
+  EXPECT_EQ(check_source(native_head + "__asm__(\"  .INCLUDE \\\"x.s\\\"\");\n" + entry, Format::HOST, "c.cpp").status,
+            Status::REJECTED);
+  EXPECT_EQ(check_source(native_head + "struct S { int include; };\nint f(S s) { return s.include; }\n" + entry,
+                         Format::HOST, "c.cpp").status,
+            Status::OK);
+
+  const std::string model_new = "class ModelNew(nn.Module):\n    def forward(self, x):\n        return x\n";
+  auto kb = [&](const std::string& cuda) {
+    return check_source("import torch\nimport torch.nn as nn\nsrc = r'''\n" + cuda + "\n'''\n" + model_new,
+                        Format::KERNELBENCH, "c.py");
+  };
+  EXPECT_EQ(kb("#include </etc/passwd>").status, Status::REJECTED);
+  auto climbing = kb("#include \"../../../etc/shadow\"");
+  EXPECT_EQ(climbing.status, Status::REJECTED);
+  EXPECT_NE(climbing.message.find("c.py:4: #include"), std::string::npos) << climbing.message;
+  EXPECT_EQ(kb("__asm__(\".incbin \\\"/proc/self/environ\\\"\");").status, Status::REJECTED);
+  auto honest = kb("#include <torch/extension.h>\n#include <ATen/cuda/CUDAContext.h>\n#include \"cub/cub.cuh\"\n"
+                   "#include <c10/cuda/CUDAGuard.h>");
+  EXPECT_EQ(honest.status, Status::OK) << honest.message;
+}
 }  // namespace
 }  // namespace kernelrl::compile

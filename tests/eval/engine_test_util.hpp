@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -19,10 +20,17 @@ inline std::filesystem::path test_cache_dir() {
   return std::filesystem::temp_directory_path() / ("kernelrl-test-cache-" + std::to_string(::getpid()));
 }
 
+// The engine tests' compile cache: inside test_cache_dir(), or $KERNELRL_TEST_COMPILE_CACHE when set
+// (scripts/gpu-check.sh shares one with its batch runs, which then reuse the builds the tests made).
+inline std::filesystem::path test_compile_cache() {
+  const char* shared = std::getenv("KERNELRL_TEST_COMPILE_CACHE");
+  return shared && *shared ? std::filesystem::path(shared) : test_cache_dir();
+}
+
 inline EngineConfig test_config(const std::string& device) {
   EngineConfig c;
   c.worker_binary = KERNELRL_BINARY;
-  c.cache_dir = test_cache_dir();
+  c.cache_dir = test_compile_cache();
   c.options.device = device;
   c.options.timeout_correctness_s = 4;
   c.options.timeout_timing_s = 20;

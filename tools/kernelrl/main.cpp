@@ -66,6 +66,17 @@ void add_engine_options(CLI::App* cmd, eval::EngineConfig& config) {
       ->capture_default_str();
   cmd->add_flag("!--no-timing", o.time_kernels, "check correctness only");
   cmd->add_flag("--allow-tf32", o.allow_tf32, "let the reference use TF32 matmuls and convolutions");
+  cmd->add_option_function<std::string>(
+         "--rules",
+         [&config](const std::string& name) {
+           auto rules = common::parse_rule_set(name);
+           if (!rules) throw CLI::ValidationError("--rules", "'" + name + "' is not a rule set: strict or kernelbench");
+           config.rules = *rules;
+         },
+         "kernelbench candidates: strict (default, for RL: the candidate's own kernels do all the work) or "
+         "kernelbench (KernelBench's acceptance, for re-checking published solutions: PyTorch operators may do "
+         "part of the work); every correctness and timing defense applies to both")
+      ->default_str("strict");
   cmd->add_flag("--allow-torch-ops{false}", o.torch_op_audit,
                 "kernelbench: let ModelNew compute with PyTorch operators (by default a trial that runs any beyond "
                 "allocating, viewing, copying and filling is REJECTED)");

@@ -1,0 +1,26 @@
+# Corpus-local task (CPU, small enough for CI): Linear(256 -> 128) then ReLU on a (128, 256) batch.
+import torch
+import torch.nn as nn
+
+batch_size = 128
+in_features = 256
+out_features = 128
+
+
+class Model(nn.Module):
+    """y = relu(x @ W^T + b)."""
+
+    def __init__(self, in_features: int, out_features: int):
+        super().__init__()
+        self.linear = nn.Linear(in_features, out_features)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.relu(self.linear(x))
+
+
+def get_inputs():
+    return [torch.randn(batch_size, in_features)]
+
+
+def get_init_inputs():
+    return [in_features, out_features]
