@@ -17,6 +17,13 @@ namespace kernelrl::compile::detail {
 // (timing among them) get the CPU first, the compiles take what is left.
 inline constexpr int kCompilerNice = 10;
 
+// Defined for every nvcc compile of a candidate (native, and kernelbench through NVCC_APPEND_FLAGS):
+// CUDA 13's CUB (<cub/cub.cuh>) brings NVTX ranges whose header-inline loader dlopen()s an injection
+// library, which the import check refuses as the candidate's run-time lookup. Measured on the H200
+// (2026-12-01, 01b79f0): 4 honest kernelbench candidates that include <cub/cub.cuh> REJECTED for
+// dlopen called from nvtxInitializeInjectionLibrary_v3. With NVTX off the ranges compile to nothing.
+inline constexpr const char* kNvtxOffDefines[] = {"-DCCCL_DISABLE_NVTX", "-DNVTX_DISABLE"};
+
 // Everything one build needs; references stay valid for the call.
 struct build_request {
   const Toolchain& toolchain;

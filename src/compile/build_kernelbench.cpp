@@ -173,8 +173,12 @@ CompileResult build_kernelbench(const build_request& req) {
 
   const fs::path scratch = req.entry / "tmp";  // the compilers' temporaries (TMPDIR)
   fs::create_directories(scratch, ec);
+  std::string nvcc_append;  // added to every nvcc command torch runs, after the user's own
+  if (const char* user = std::getenv("NVCC_APPEND_FLAGS")) nvcc_append = user;
+  for (const char* define : kNvtxOffDefines) nvcc_append += (nvcc_append.empty() ? "" : " ") + std::string(define);
   std::vector<std::string> env{"TORCH_EXTENSIONS_DIR=" + extensions.string(), "TORCH_CUDA_ARCH_LIST=" + arch_list,
-                               "MAX_JOBS=4", "PYTHONDONTWRITEBYTECODE=1", "TMPDIR=" + scratch.string()};
+                               "MAX_JOBS=4", "PYTHONDONTWRITEBYTECODE=1", "TMPDIR=" + scratch.string(),
+                               "NVCC_APPEND_FLAGS=" + nvcc_append};
   // The module's code runs here (load_inline must start compilers, so no process filter): writes
   // only to its entry and /dev, no network (tools/confine).
   std::vector<std::string> argv{tc.confine, "--write", req.entry.string(), "--write", "/dev"};

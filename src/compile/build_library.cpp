@@ -57,6 +57,7 @@ std::vector<std::string> native_compile_command(const Toolchain& tc, const Compi
                                 "-o",
                                 object.string(),
                                 src.string()};
+  argv.insert(argv.end() - 3, std::begin(kNvtxOffDefines), std::end(kNvtxOffDefines));
   if (uses_host_pch(tc, options)) {  // host compile against cached headers (compile/host_pch.hpp)
     argv.insert(argv.begin() + 1, {"-ccbin", tc.host_cc_wrapper});
   }

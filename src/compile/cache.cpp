@@ -60,6 +60,7 @@ std::string make_key_text(const Toolchain& tc, const std::string& source, const 
   }
   k += "extra_flags: " + json(options.extra_flags).dump() + "\n";
   if (!options.system_access_check) k += "system_access_check: false\n";
+  if (format != Format::HOST) k += "nvtx: off\n";  // build.hpp kNvtxOffDefines
   if (format == Format::KERNELBENCH) {
     // Bumped when the checks of a built extension change, so no verdict of the old ones is reused.
     k += "extension_checks: 2\n";

@@ -341,6 +341,47 @@ TEST_F(EngineHostTest, KernelbenchLoadInlineOutsideModuleLevelIsExplained) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
 }
 
+// The rule sets, both ways, on one candidate whose own C++ does part of the work and PyTorch the
+// rest (the shape of most published KernelBench solutions): strict (the default) refuses the
+// PyTorch operator at run time, kernelbench accepts it. One build serves both (the rules are checked
+// before the compile cache), and each result says which rules judged it.
+TEST_F(EngineHostTest, RuleSetsJudgeAPartlyPyTorchCandidateBothWays) {
+  auto dir = testing::test_cache_dir() / "kernelbench-rules";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "copies_then_softmax.py";
+  std::ofstream(path) << R"PY(import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+ext = load_inline(name="kernelrl_test_rules_copy", functions=["copy_rows"], cpp_sources="""
+torch::Tensor copy_rows(torch::Tensor x) {
+  auto y = torch::empty_like(x);
+  const float* src = x.data_ptr<float>();
+  float* dst = y.data_ptr<float>();
+  for (int64_t i = 0; i < x.numel(); ++i) dst[i] = src[i];
+  return y;
+}
+""")
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return torch.softmax(ext.copy_rows(x.contiguous()), dim=1)
+)PY";
+  EvalJob job{source_path(small_task_), path, std::nullopt, std::nullopt};
+  auto strict = engine_->evaluate(job);
+  ASSERT_TRUE(strict) << strict.error().message;
+  EXPECT_EQ(strict->status, common::Status::REJECTED) << strict->error.message << "\n" << strict->error.compile_log;
+  EXPECT_NE(strict->error.message.find("aten::_softmax"), std::string::npos) << strict->error.message;
+  EXPECT_EQ(strict->rules, "strict");
+  job.rules = common::RuleSet::KERNELBENCH;
+  auto kernelbench = engine_->evaluate(job);
+  ASSERT_TRUE(kernelbench) << kernelbench.error().message;
+  EXPECT_EQ(kernelbench->status, common::Status::OK) << kernelbench->error.message;
+  EXPECT_EQ(kernelbench->rules, "kernelbench");
+  EXPECT_TRUE(kernelbench->cache_hit) << "the rules are checked before the cache: one build serves both";
+}
+
 TEST_F(EngineHostTest, NativeCandidateOnACpuEngineCannotBeEvaluated) {
   auto r = engine_->evaluate({source_path(small_task_), source_path("tests/ladder/native/correct_naive.cu"), std::nullopt, std::nullopt});
   ASSERT_FALSE(r);
