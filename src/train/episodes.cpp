@@ -23,6 +23,9 @@ common::Expected<Episode> episode_from(const json& j) {
     if (response.contains("tokens") && response["tokens"].is_array()) {
       e.response_ids = response["tokens"].get<std::vector<std::int64_t>>();
     }
+    if (response.contains("logprobs") && response["logprobs"].is_array()) {
+      e.response_logprobs = response["logprobs"].get<std::vector<double>>();
+    }
     e.truncated = response.value("finish_reason", "") == "length";
   }
   if (j.contains("advantage") && j["advantage"].is_number()) e.advantage = j["advantage"].get<double>();

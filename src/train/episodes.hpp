@@ -19,6 +19,7 @@ struct Episode {
   int turn = 1;
   std::vector<tokenizer::ChatMessage> messages;  // the prompt as the policy received it
   std::vector<std::int64_t> response_ids;        // sampled tokens (empty: no response)
+  std::vector<double> response_logprobs;         // the sampler's log-prob of each (empty: not recorded)
   std::optional<double> advantage;               // none until the task's group completed
   double score = 0;
   bool correct = false;

@@ -110,7 +110,7 @@ void LocalPolicy::sample_batch(std::vector<Request>& batch, const model::Samplin
     }
     r.finish_reason = s.finish_reason;
     r.token_ids = std::move(s.token_ids);
-    r.logprobs = std::move(s.logprobs);
+    r.logprobs = std::move(s.sampling_logprobs);  // the distribution sampled from, as the trainer's ratio uses
     r.latency_ms = ms;
     batch[i].done.set_value(std::move(r));
   }

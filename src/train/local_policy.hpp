@@ -1,7 +1,8 @@
 // The policy model as a rollout Policy, in process: rollout threads call generate() at once; a
 // batching thread gathers their prompts (up to max_batch, waiting at most batch_wait_ms for more
 // once one arrives) and samples them together with the KV-cached sampler. Responses carry the
-// sampled token ids and their log-probabilities (temperature 1), which the trainer trains on.
+// sampled token ids, which the trainer trains on, and their log-probabilities under the
+// distribution sampled from (temperature and top-p applied), which it compares its own with.
 #pragma once
 
 #include <condition_variable>

@@ -31,6 +31,9 @@ common::Fallible check(const TrainConfig& c) {
   if (c.n_steps < 1) return make_error("--steps must be at least 1 (got " + std::to_string(c.n_steps) + ")");
   if (c.tasks_per_step < 1) return make_error("--tasks-per-step must be at least 1");
   if (!(c.lr > 0)) return make_error("--lr must be positive");
+  if (!(c.policy.sampling.temperature > 0)) {
+    return make_error("--temperature must be positive: greedy decoding has no sampling distribution to train on");
+  }
   if (c.reward != "kernel" && c.reward != "format") return make_error("--reward '" + c.reward + "': expected kernel or format");
   if (c.update.n_minibatches < 1) return make_error("--minibatches must be at least 1");
   if (!(c.update.max_grad_norm > 0)) return make_error("--max-grad-norm must be positive");
@@ -151,6 +154,8 @@ json step_metrics(int step, const std::vector<Episode>& episodes, const UpdateSt
           {"train/grad_norm", u.grad_norm},
           {"train/n_samples", u.n_samples},
           {"train/n_tokens", u.n_tokens},
+          {"train/sampler_logprob_diff_mean", u.sampler_logprob_diff_mean},
+          {"train/sampler_logprob_diff_max", u.sampler_logprob_diff_max},
           {"train/optimizer_steps", u.n_optimizer_steps},
           {"time/rollout_s", rollout_s},
           {"time/update_s", update_s},
@@ -243,12 +248,14 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
     std::vector<TrainingSample> samples;
     for (const auto& e : *episodes) {
       if (!e.advantage || e.response_ids.empty()) continue;
-      samples.push_back({policy->prompt_ids(e.messages), e.response_ids, *e.advantage});
+      samples.push_back({policy->prompt_ids(e.messages), e.response_ids, *e.advantage, e.response_logprobs});
     }
     std::fprintf(stderr, "step %d/%d: rollout done in %.1f s; updating on %zu samples\n", step + 1, config.n_steps,
                  rollout_s, samples.size());
     const auto t1 = std::chrono::steady_clock::now();
-    auto stats = update_policy(policy->model, policy->bf16_autocast, optimizer, std::move(samples), config.update, config.seed + step);
+    UpdateConfig update = config.update;
+    update.temperature = config.policy.sampling.temperature;  // log-probs under the distribution sampled from
+    auto stats = update_policy(policy->model, policy->bf16_autocast, optimizer, std::move(samples), update, config.seed + step);
     if (!stats) return make_error("step " + std::to_string(step + 1) + ": " + stats.error().message);
     const double update_s = seconds_since(t1);
     if (auto s = save_step(config, *policy, optimizer, step + 1, state); !s) {

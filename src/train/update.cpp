@@ -1,6 +1,7 @@
 #include "train/update.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <optional>
 #include <random>
@@ -67,15 +68,42 @@ std::vector<std::vector<std::size_t>> pack(const std::vector<TrainingSample>& sa
   return out;
 }
 
-torch::Tensor response_logprobs(model::Transformer& model, bool bf16_autocast, const MicroBatch& mb, bool entropy,
-                                torch::Tensor* entropy_out) {
+torch::Tensor response_logprobs(model::Transformer& model, bool bf16_autocast, double temperature, const MicroBatch& mb,
+                                bool entropy, torch::Tensor* entropy_out) {
   std::optional<model::AutocastScope> autocast;
   if (bf16_autocast) autocast.emplace(mb.input_ids.device().type());
   model::TokenLogprobsOptions options;
   options.with_entropy = entropy;
+  options.temperature = temperature;
   auto out = model->token_logprobs(mb.input_ids, mb.targets, mb.mask, options);
   if (entropy_out) *entropy_out = out.entropy;
   return out.logprobs;
+}
+
+// The mismatch between the recomputed old log-probs and the sampler's own, over the response
+// tokens of the samples that carry them (a sample's response token k is target position
+// prompt + k - 1).
+void compare_with_sampler(const std::vector<TrainingSample>& samples, const std::vector<torch::Tensor>& old_logprobs,
+                          UpdateStats& stats) {
+  double sum = 0, max = 0;
+  std::int64_t n = 0;
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    const auto& s = samples[i];
+    if (s.sampler_logprobs.size() != s.response.size()) continue;
+    const auto recomputed = old_logprobs[i]
+                                .slice(0, static_cast<std::int64_t>(s.prompt.size()) - 1)
+                                .to(torch::kCPU, torch::kDouble)
+                                .contiguous();
+    const double* lp = recomputed.data_ptr<double>();
+    for (std::size_t k = 0; k < s.response.size(); ++k) {
+      const double diff = std::abs(lp[k] - s.sampler_logprobs[k]);
+      sum += diff;
+      max = std::max(max, diff);
+      ++n;
+    }
+  }
+  if (n > 0) stats.sampler_logprob_diff_mean = sum / static_cast<double>(n);
+  stats.sampler_logprob_diff_max = max;
 }
 
 }  // namespace
@@ -100,13 +128,14 @@ common::Expected<UpdateStats> update_policy(model::Transformer& model, bool bf16
       torch::NoGradGuard no_grad;
       for (const auto& rows : pack(samples, all, config.micro_batch_tokens)) {
         auto mb = make_micro_batch(samples, rows, device);
-        auto lp = response_logprobs(model, bf16_autocast, mb, false, nullptr);
+        auto lp = response_logprobs(model, bf16_autocast, config.temperature, mb, false, nullptr);
         for (std::size_t r = 0; r < rows.size(); ++r) {
           const auto& s = samples[rows[r]];
           old_logprobs[rows[r]] = lp[r].slice(0, 0, static_cast<std::int64_t>(s.prompt.size() + s.response.size() - 1));
         }
       }
     }
+    compare_with_sampler(samples, old_logprobs, stats);
     std::mt19937_64 rng(seed);
     std::shuffle(all.begin(), all.end(), rng);
     const int n_steps = std::max(1, std::min<int>(config.n_minibatches, static_cast<int>(samples.size())));
@@ -119,7 +148,7 @@ common::Expected<UpdateStats> update_policy(model::Transformer& model, bool bf16
       for (const auto& group : pack(samples, rows, config.micro_batch_tokens)) {
         auto mb = make_micro_batch(samples, group, device);
         torch::Tensor entropy;
-        auto lp = response_logprobs(model, bf16_autocast, mb, true, &entropy);
+        auto lp = response_logprobs(model, bf16_autocast, config.temperature, mb, true, &entropy);
         std::vector<torch::Tensor> old;
         for (auto i : group) {  // each sample's own length, zero-padded to this micro-batch's
           const auto& o = old_logprobs[i];

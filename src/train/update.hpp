@@ -1,6 +1,6 @@
 // One GRPO update of the policy on a batch of scored samples (DESIGN.md, "Optimiser side"): the
 // log-probabilities of the sampling policy are recomputed first (the policy before this batch's
-// updates), then the batch is split into n_minibatches optimiser steps (Kevin: 2), each
+// updates, at the rollout's temperature: the distribution the tokens were drawn from), then the batch is split into n_minibatches optimiser steps (Kevin: 2), each
 // accumulating gradients over micro-batches bounded in tokens, clipping the gradient norm and
 // stepping the optimiser. Only each sample's own response tokens are trained on.
 #pragma once
@@ -20,10 +20,16 @@ struct TrainingSample {
   std::vector<std::int64_t> prompt;    // the prompt's tokens as the policy saw them
   std::vector<std::int64_t> response;  // the sampled tokens (trained on)
   double advantage = 0;
+  std::vector<double> sampler_logprobs;  // log p of each response token as the sampler reported it
+                                         // (empty: unknown); only compared, for the mismatch diagnostic
 };
 
 struct UpdateConfig {
   GrpoConfig grpo;
+  // The rollout's sampling temperature: old and new log-probs are taken under
+  // softmax(logits / temperature), the distribution the tokens were drawn from (as verl, TRL and
+  // OpenRLHF do); at 1 instead, the importance ratio would compare two other distributions.
+  double temperature = 1.0;
   int n_minibatches = 2;                   // optimiser steps per batch
   double max_grad_norm = 0.05;             // gradient-norm clip (Kevin: 0.05)
   std::int64_t micro_batch_tokens = 16384; // prompt + response tokens per forward/backward at most
@@ -39,6 +45,10 @@ struct UpdateStats {
   std::int64_t n_tokens = 0;       // response tokens trained on
   std::int64_t n_samples = 0;      // samples trained on (after skipping zero advantages)
   int n_optimizer_steps = 0;
+  // |recomputed old log-prob - sampler's log-prob| over the response tokens of samples that carry
+  // sampler log-probs: the training-inference mismatch (0 up to rounding when both agree).
+  double sampler_logprob_diff_mean = 0;
+  double sampler_logprob_diff_max = 0;
 };
 
 // Updates `model` in place with `optimizer` (built over its parameters), on the model's device,

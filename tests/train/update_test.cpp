@@ -1,0 +1,105 @@
+// update_policy against what the recipe asks of it, on the CPU with a tiny random model whose
+// logits are peaked enough for the temperature to matter: the old and new log-probabilities are
+// those of the distribution the sampler drew from (softmax(logits / temperature)).
+#include <gtest/gtest.h>
+
+#include <torch/torch.h>
+
+#include "../model/model_test_util.hpp"
+#include "model/sampler.hpp"
+#include "train/update.hpp"
+
+namespace kernelrl::train {
+namespace {
+
+constexpr double kTemperature = 0.6;
+
+weights::ModelConfig tiny_config() {
+  auto c = model::testing::tiny_config(/*tied=*/true);
+  c.max_position = 64;
+  return c;
+}
+
+// The same random model on every call (float32, as the sampler runs on the CPU).
+model::Transformer tiny_model() { return model::testing::tiny_model(tiny_config(), torch::kFloat32, 11, 0.3); }
+
+// `n` samples drawn at kTemperature from `m`, with the sampler's log-probs and alternating advantages.
+std::vector<TrainingSample> sampled(model::Transformer& m, int n) {
+  model::SamplingParams params;
+  params.temperature = kTemperature;
+  params.max_new_tokens = 6;
+  params.seed = 5;
+  std::vector<std::vector<std::int64_t>> prompts;
+  for (int i = 0; i < n; ++i) prompts.push_back({1, 2 + i, 3, 4 + 2 * i});
+  auto drawn = model::generate(m, prompts, params);
+  EXPECT_TRUE(drawn) << drawn.error().message;
+  std::vector<TrainingSample> samples;
+  for (int i = 0; i < n && drawn; ++i) {
+    samples.push_back({prompts[i], (*drawn)[i].token_ids, i % 2 == 0 ? 1.0 : -0.5, (*drawn)[i].sampling_logprobs});
+  }
+  return samples;
+}
+
+UpdateConfig one_step(double temperature) {
+  UpdateConfig c;
+  c.temperature = temperature;
+  c.n_minibatches = 1;
+  c.max_grad_norm = 1e9;  // no clipping: the step is the plain gradient
+  c.grpo.max_response_tokens = 6;
+  return c;
+}
+
+TEST(Update, OldLogprobsAreTheSamplersAtItsTemperature) {
+  auto m = tiny_model();
+  const auto samples = sampled(m, 4);
+  ASSERT_EQ(samples.size(), 4u);
+  torch::optim::SGD optimizer(m->parameters(), torch::optim::SGDOptions(0.0));
+
+  auto at_sampling = update_policy(m, false, optimizer, samples, one_step(kTemperature), 0);
+  ASSERT_TRUE(at_sampling) << at_sampling.error().message;
+  EXPECT_LT(at_sampling->sampler_logprob_diff_max, 1e-4);  // the ratio starts at exactly the sampler's distribution
+  EXPECT_EQ(at_sampling->clip_frac, 0.0);
+  EXPECT_EQ(at_sampling->approx_kl, 0.0);
+
+  // The check can tell: at temperature 1 the recomputed log-probs are another distribution's.
+  auto at_one = update_policy(m, false, optimizer, samples, one_step(1.0), 0);
+  ASSERT_TRUE(at_one) << at_one.error().message;
+  EXPECT_GT(at_one->sampler_logprob_diff_max, 0.05);
+}
+
+TEST(Update, TheGradientIsThatOfTheTemperedLogprobs) {
+  // One SGD step on one sample at ratio 1: delta = -lr * grad(-A * sum_k log p_T(y_k) / L).
+  auto m = tiny_model();
+  const auto samples = sampled(m, 1);
+  ASSERT_EQ(samples.size(), 1u);
+  const TrainingSample& s = samples[0];
+  constexpr double kLr = 0.1;
+
+  auto reference = tiny_model();
+  std::vector<std::int64_t> seq(s.prompt);
+  seq.insert(seq.end(), s.response.begin(), s.response.end());
+  const auto n = static_cast<std::int64_t>(seq.size());
+  auto ids = torch::tensor(std::vector<std::int64_t>(seq.begin(), seq.end() - 1), torch::kLong).unsqueeze(0);
+  auto targets = torch::tensor(std::vector<std::int64_t>(seq.begin() + 1, seq.end()), torch::kLong).unsqueeze(0);
+  auto mask = torch::zeros({1, n - 1});
+  mask.slice(1, static_cast<std::int64_t>(s.prompt.size()) - 1).fill_(1);
+  model::TokenLogprobsOptions options;
+  options.temperature = kTemperature;
+  auto lp = reference->token_logprobs(ids, targets, mask, options).logprobs;
+  (-s.advantage * (lp * mask).sum() / 6.0).backward();
+  const auto expected_grads = model::testing::parameter_grads(reference);
+
+  std::map<std::string, torch::Tensor> start;
+  for (const auto& [name, t] : m->state()) start[name] = t.clone();
+  torch::optim::SGD optimizer(m->parameters(), torch::optim::SGDOptions(kLr));
+  auto stats = update_policy(m, false, optimizer, samples, one_step(kTemperature), 0);
+  ASSERT_TRUE(stats) << stats.error().message;
+  ASSERT_EQ(stats->n_optimizer_steps, 1);
+  for (const auto& [name, now] : m->state()) {
+    const auto delta = now - start.at(name);
+    EXPECT_TRUE(torch::allclose(delta, -kLr * expected_grads.at(name), 1e-4, 1e-6)) << name;
+  }
+}
+
+}  // namespace
+}  // namespace kernelrl::train
