@@ -13,7 +13,8 @@ namespace kernelrl::train {
 struct GrpoConfig {
   double eps_low = 0.2;               // ratio clipped below at 1 - eps_low
   double eps_high = 0.28;             // ratio clipped above at 1 + eps_high
-  double kl_coef = 0.0;               // weight of the k3 KL estimate to the reference policy
+  double kl_coef = 0.0;               // weight of the k3 KL estimate to the reference policy (the
+                                      // frozen starting policy; update_policy needs it when > 0)
   std::int64_t max_response_tokens = 1024;  // Dr. GRPO's constant length L in the normaliser
 };
 

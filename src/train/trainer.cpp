@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 #include <numeric>
+#include <optional>
 #include <random>
 
 #include <torch/torch.h>
@@ -36,6 +37,7 @@ common::Fallible check(const TrainConfig& c) {
   }
   if (c.reward != "kernel" && c.reward != "format") return make_error("--reward '" + c.reward + "': expected kernel or format");
   if (c.update.n_minibatches < 1) return make_error("--minibatches must be at least 1");
+  if (!(c.update.grpo.kl_coef >= 0)) return make_error("--kl-coef must not be negative");
   if (!(c.update.max_grad_norm > 0)) return make_error("--max-grad-norm must be positive");
   if (c.update.grpo.max_response_tokens < 1) return make_error("the Dr. GRPO length must be at least 1");
   return common::Ok{};
@@ -150,6 +152,7 @@ json step_metrics(int step, const std::vector<Episode>& episodes, const UpdateSt
           {"train/loss", u.loss},
           {"train/clip_frac", u.clip_frac},
           {"train/approx_kl", u.approx_kl},
+          {"train/kl_to_ref", u.kl_to_ref},
           {"train/entropy", u.entropy},
           {"train/grad_norm", u.grad_norm},
           {"train/n_samples", u.n_samples},
@@ -214,6 +217,16 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
   if (!policy) return policy.error();
   policy->model->set_activation_checkpointing(config.activation_checkpointing);
   policy->model->eval();
+  UpdateModels models{policy->model, nullptr, policy->bf16_autocast};
+  std::optional<PolicyModel> reference;  // the KL term's: the starting policy, also when resuming
+  if (config.update.grpo.kl_coef > 0) {
+    auto loaded = load_policy_model(config.model, tokenizer, config.device);
+    if (!loaded) return make_error("the KL reference: " + loaded.error().message);
+    reference = std::move(*loaded);
+    for (auto& p : reference->model->parameters()) p.set_requires_grad(false);
+    reference->model->eval();
+    models.reference = reference->model;
+  }
   torch::optim::AdamW optimizer(policy->model->parameters(), torch::optim::AdamWOptions(config.lr)
                                                                  .weight_decay(config.weight_decay)
                                                                  .betas({config.adam_beta1, config.adam_beta2}));
@@ -255,7 +268,7 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
     const auto t1 = std::chrono::steady_clock::now();
     UpdateConfig update = config.update;
     update.temperature = config.policy.sampling.temperature;  // log-probs under the distribution sampled from
-    auto stats = update_policy(policy->model, policy->bf16_autocast, optimizer, std::move(samples), update, config.seed + step);
+    auto stats = update_policy(models, optimizer, std::move(samples), update, config.seed + step);
     if (!stats) return make_error("step " + std::to_string(step + 1) + ": " + stats.error().message);
     const double update_s = seconds_since(t1);
     if (auto s = save_step(config, *policy, optimizer, step + 1, state); !s) {

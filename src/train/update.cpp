@@ -106,40 +106,72 @@ void compare_with_sampler(const std::vector<TrainingSample>& samples, const std:
   stats.sampler_logprob_diff_max = max;
 }
 
+// Each sample's log-probs of its targets (prompt + response - 1 positions, 0 on the prompt's) under
+// `model` without grad: the old policy's before this batch's updates, or the frozen reference's.
+std::vector<torch::Tensor> frozen_logprobs(model::Transformer& model, bool bf16_autocast,
+                                           const std::vector<TrainingSample>& samples, const UpdateConfig& config,
+                                           const torch::Device& device) {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> out(samples.size());
+  std::vector<std::size_t> all(samples.size());
+  std::iota(all.begin(), all.end(), 0);
+  for (const auto& rows : pack(samples, all, config.micro_batch_tokens)) {
+    auto mb = make_micro_batch(samples, rows, device);
+    auto lp = response_logprobs(model, bf16_autocast, config.temperature, mb, false, nullptr);
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      const auto& s = samples[rows[r]];
+      out[rows[r]] = lp[r].slice(0, 0, static_cast<std::int64_t>(s.prompt.size() + s.response.size() - 1));
+    }
+  }
+  return out;
+}
+
+// The rows `group` of `per_sample`, each zero-padded to `length`, stacked: [group, length].
+torch::Tensor padded_rows(const std::vector<torch::Tensor>& per_sample, const std::vector<std::size_t>& group,
+                          std::int64_t length) {
+  std::vector<torch::Tensor> rows;
+  for (auto i : group) {
+    const auto& o = per_sample[i];
+    rows.push_back(torch::cat({o, torch::zeros({length - o.size(0)}, o.options())}));
+  }
+  return torch::stack(rows);
+}
+
 }  // namespace
 
-common::Expected<UpdateStats> update_policy(model::Transformer& model, bool bf16_autocast, torch::optim::Optimizer& optimizer,
+common::Expected<UpdateStats> update_policy(const UpdateModels& models, torch::optim::Optimizer& optimizer,
                                             std::vector<TrainingSample> samples, const UpdateConfig& config,
                                             std::uint64_t seed) {
   UpdateStats stats;
-  if (config.skip_zero_advantage && config.grpo.kl_coef == 0) {
+  const bool with_kl = config.grpo.kl_coef > 0;
+  if (with_kl && !models.reference) {
+    return common::make_error("a KL coefficient of " + std::to_string(config.grpo.kl_coef) +
+                              " needs a reference model (UpdateModels::reference), and none was given");
+  }
+  if (config.skip_zero_advantage && !with_kl) {
     std::erase_if(samples, [](const TrainingSample& s) { return s.advantage == 0; });
   }
   std::erase_if(samples, [](const TrainingSample& s) { return s.response.empty() || s.prompt.empty(); });
   if (samples.empty()) return stats;
+  model::Transformer model = models.policy;
   try {
     model->train();
     const torch::Device device = model->parameters().front().device();
-    // The sampling policy's log-probabilities, recomputed with the same forward as training.
-    std::vector<torch::Tensor> old_logprobs(samples.size());
+    // The sampling policy's log-probabilities, recomputed with the same forward as training; and
+    // the frozen reference's, for the KL term.
+    const auto old_logprobs = frozen_logprobs(model, models.bf16_autocast, samples, config, device);
+    compare_with_sampler(samples, old_logprobs, stats);
+    std::vector<torch::Tensor> ref_logprobs;
+    if (with_kl) {
+      model::Transformer reference = models.reference;  // a handle: the module is shared
+      ref_logprobs = frozen_logprobs(reference, models.bf16_autocast, samples, config, device);
+    }
     std::vector<std::size_t> all(samples.size());
     std::iota(all.begin(), all.end(), 0);
-    {
-      torch::NoGradGuard no_grad;
-      for (const auto& rows : pack(samples, all, config.micro_batch_tokens)) {
-        auto mb = make_micro_batch(samples, rows, device);
-        auto lp = response_logprobs(model, bf16_autocast, config.temperature, mb, false, nullptr);
-        for (std::size_t r = 0; r < rows.size(); ++r) {
-          const auto& s = samples[rows[r]];
-          old_logprobs[rows[r]] = lp[r].slice(0, 0, static_cast<std::int64_t>(s.prompt.size() + s.response.size() - 1));
-        }
-      }
-    }
-    compare_with_sampler(samples, old_logprobs, stats);
     std::mt19937_64 rng(seed);
     std::shuffle(all.begin(), all.end(), rng);
     const int n_steps = std::max(1, std::min<int>(config.n_minibatches, static_cast<int>(samples.size())));
-    double entropy_sum = 0, clip_sum = 0, kl_sum = 0;
+    double entropy_sum = 0, clip_sum = 0, kl_sum = 0, kl_ref_sum = 0;
     for (int step = 0; step < n_steps; ++step) {
       const std::size_t begin = all.size() * step / n_steps, end = all.size() * (step + 1) / n_steps;
       std::vector<std::size_t> rows(all.begin() + begin, all.begin() + end);
@@ -148,15 +180,11 @@ common::Expected<UpdateStats> update_policy(model::Transformer& model, bool bf16
       for (const auto& group : pack(samples, rows, config.micro_batch_tokens)) {
         auto mb = make_micro_batch(samples, group, device);
         torch::Tensor entropy;
-        auto lp = response_logprobs(model, bf16_autocast, config.temperature, mb, true, &entropy);
-        std::vector<torch::Tensor> old;
-        for (auto i : group) {  // each sample's own length, zero-padded to this micro-batch's
-          const auto& o = old_logprobs[i];
-          old.push_back(torch::cat({o, torch::zeros({lp.size(1) - o.size(0)}, o.options())}));
-        }
+        auto lp = response_logprobs(model, models.bf16_autocast, config.temperature, mb, true, &entropy);
         GrpoInputs in;
         in.logprobs = lp;
-        in.old_logprobs = torch::stack(old);
+        in.old_logprobs = padded_rows(old_logprobs, group, lp.size(1));
+        if (with_kl) in.ref_logprobs = padded_rows(ref_logprobs, group, lp.size(1));
         in.advantages = mb.advantages;
         in.mask = mb.mask;
         in.n_sequences = static_cast<std::int64_t>(rows.size());
@@ -166,6 +194,7 @@ common::Expected<UpdateStats> update_policy(model::Transformer& model, bool bf16
         stats.n_tokens += out.n_tokens;
         clip_sum += out.clip_frac * out.n_tokens;
         kl_sum += out.approx_kl * out.n_tokens;
+        kl_ref_sum += out.kl_to_ref * out.n_tokens;
         if (entropy.defined()) entropy_sum += (entropy * mb.mask).sum().item<double>();
       }
       const double norm = torch::nn::utils::clip_grad_norm_(model->parameters(), config.max_grad_norm);
@@ -178,6 +207,7 @@ common::Expected<UpdateStats> update_policy(model::Transformer& model, bool bf16
     if (stats.n_tokens > 0) {
       stats.clip_frac = clip_sum / stats.n_tokens;
       stats.approx_kl = kl_sum / stats.n_tokens;
+      stats.kl_to_ref = kl_ref_sum / stats.n_tokens;
       stats.entropy = entropy_sum / stats.n_tokens;
     }
     model->eval();

@@ -1,6 +1,7 @@
 // One GRPO update of the policy on a batch of scored samples (DESIGN.md, "Optimiser side"): the
 // log-probabilities of the sampling policy are recomputed first (the policy before this batch's
-// updates, at the rollout's temperature: the distribution the tokens were drawn from), then the batch is split into n_minibatches optimiser steps (Kevin: 2), each
+// updates, at the rollout's temperature: the distribution the tokens were drawn from), and with a
+// KL term those of the frozen reference at the same temperature; then the batch is split into n_minibatches optimiser steps (Kevin: 2), each
 // accumulating gradients over micro-batches bounded in tokens, clipping the gradient norm and
 // stepping the optimiser. Only each sample's own response tokens are trained on.
 #pragma once
@@ -40,6 +41,7 @@ struct UpdateStats {
   double loss = 0;        // summed over the optimiser steps' losses, averaged
   double clip_frac = 0;   // token-weighted over all trained tokens
   double approx_kl = 0;   // token-weighted
+  double kl_to_ref = 0;   // token-weighted k3 estimate of KL(policy || reference); 0 without the KL term
   double entropy = 0;     // mean next-token entropy over trained tokens (nats)
   double grad_norm = 0;   // mean over optimiser steps, before clipping
   std::int64_t n_tokens = 0;       // response tokens trained on
@@ -51,10 +53,18 @@ struct UpdateStats {
   double sampler_logprob_diff_max = 0;
 };
 
-// Updates `model` in place with `optimizer` (built over its parameters), on the model's device,
-// under bfloat16 autocast when `bf16_autocast`. `seed` orders the samples into minibatches.
-// Errors: torch failures (out of memory, ...), named.
-common::Expected<UpdateStats> update_policy(model::Transformer& model, bool bf16_autocast, torch::optim::Optimizer& optimizer,
+// The models an update works with; the handles share the modules.
+struct UpdateModels {
+  model::Transformer policy;              // trained in place
+  model::Transformer reference{nullptr};  // the KL term's frozen reference (the starting policy),
+                                          // never trained; needed when grpo.kl_coef > 0
+  bool bf16_autocast = false;             // forward passes under bfloat16 autocast (CUDA)
+};
+
+// Updates models.policy in place with `optimizer` (built over its parameters), on the policy's
+// device. `seed` orders the samples into minibatches. Errors: a KL coefficient without a
+// reference, torch failures (out of memory, ...), named.
+common::Expected<UpdateStats> update_policy(const UpdateModels& models, torch::optim::Optimizer& optimizer,
                                             std::vector<TrainingSample> samples, const UpdateConfig& config,
                                             std::uint64_t seed);
 

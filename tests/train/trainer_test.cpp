@@ -27,13 +27,13 @@ fs::path scratch() {
   return p;
 }
 
-fs::path tiny_checkpoint(const fs::path& dir) {
+fs::path tiny_checkpoint(const fs::path& dir, std::uint64_t seed = 3) {
   auto c = model::testing::tiny_config(/*tied=*/true);
   c.vocab_size = 49152;  // SmolLM2's tokenizer
   c.max_position = 8192;
   c.bos_token_id = 1;
   c.eos_token_id = 2;
-  torch::manual_seed(3);
+  torch::manual_seed(seed);
   auto m = model::make_transformer(c);
   EXPECT_TRUE(m) << m.error().message;
   auto saved = weights::save_hf_checkpoint(dir, c, (*m)->state(), "float32");
@@ -130,6 +130,42 @@ TEST(Trainer, AFailedStartDoesNotPinTheSettings) {
   fs::remove_all(root);
 }
 
+std::vector<nlohmann::json> read_log(const fs::path& file) {
+  std::vector<nlohmann::json> lines;
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  return lines;
+}
+
+// --kl-coef loads a frozen reference from --model: the KL is 0 while the policy is the starting
+// one, and a resumed run measures it against the starting model, not against the checkpoint it
+// resumes from (here replaced by another model, so the two differ).
+TEST(Trainer, TheKlTermIsMeasuredAgainstTheStartingPolicy) {
+  const fs::path root = scratch() / "kl";
+  TrainConfig c = tiny_run(root);
+  c.n_steps = 1;
+  c.rollout.n_trajectories = 2;  // with a KL term every sample is trained on: keep the CPU update short
+  c.update.grpo.kl_coef = 0.1;
+  auto first = run_training(c, nullptr);
+  ASSERT_TRUE(first) << first.error().message;
+  auto log = read_log(c.run_dir / "train_log.jsonl");
+  ASSERT_EQ(log.size(), 1u);
+  ASSERT_TRUE(log[0].contains("train/kl_to_ref")) << log[0].dump();
+  EXPECT_LT(log[0]["train/kl_to_ref"].get<double>(), 1e-9);  // the policy is still the reference
+
+  const fs::path checkpoint = c.run_dir / "checkpoints/step-00001";
+  ASSERT_TRUE(fs::exists(checkpoint / "model.safetensors"));
+  fs::remove(checkpoint / "optimizer.pt");
+  tiny_checkpoint(checkpoint, /*seed=*/4);
+  c.n_steps = 2;
+  auto second = run_training(c, nullptr);
+  ASSERT_TRUE(second) << second.error().message;
+  log = read_log(c.run_dir / "train_log.jsonl");
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_GT(log[1]["train/kl_to_ref"].get<double>(), 1e-3);
+  fs::remove_all(root);
+}
+
 TEST(Trainer, BadSettingsAreNamed) {
   TrainConfig c;
   c.model = "m.gguf";
@@ -142,6 +178,16 @@ TEST(Trainer, BadSettingsAreNamed) {
   r = run_training(c, nullptr);
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("engine"), std::string::npos);
+  c.reward = "format";
+  c.update.grpo.kl_coef = -0.1;
+  r = run_training(c, nullptr);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("--kl-coef"), std::string::npos) << r.error().message;
+  c.update.grpo.kl_coef = 0;
+  c.policy.sampling.temperature = 0;
+  r = run_training(c, nullptr);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("--temperature"), std::string::npos) << r.error().message;
 }
 
 }  // namespace

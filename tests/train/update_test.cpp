@@ -55,14 +55,14 @@ TEST(Update, OldLogprobsAreTheSamplersAtItsTemperature) {
   ASSERT_EQ(samples.size(), 4u);
   torch::optim::SGD optimizer(m->parameters(), torch::optim::SGDOptions(0.0));
 
-  auto at_sampling = update_policy(m, false, optimizer, samples, one_step(kTemperature), 0);
+  auto at_sampling = update_policy({m}, optimizer, samples, one_step(kTemperature), 0);
   ASSERT_TRUE(at_sampling) << at_sampling.error().message;
   EXPECT_LT(at_sampling->sampler_logprob_diff_max, 1e-4);  // the ratio starts at exactly the sampler's distribution
   EXPECT_EQ(at_sampling->clip_frac, 0.0);
-  EXPECT_EQ(at_sampling->approx_kl, 0.0);
+  EXPECT_LT(at_sampling->approx_kl, 1e-12);  // one minibatch: the ratio is 1 up to rounding
 
   // The check can tell: at temperature 1 the recomputed log-probs are another distribution's.
-  auto at_one = update_policy(m, false, optimizer, samples, one_step(1.0), 0);
+  auto at_one = update_policy({m}, optimizer, samples, one_step(1.0), 0);
   ASSERT_TRUE(at_one) << at_one.error().message;
   EXPECT_GT(at_one->sampler_logprob_diff_max, 0.05);
 }
@@ -92,13 +92,48 @@ TEST(Update, TheGradientIsThatOfTheTemperedLogprobs) {
   std::map<std::string, torch::Tensor> start;
   for (const auto& [name, t] : m->state()) start[name] = t.clone();
   torch::optim::SGD optimizer(m->parameters(), torch::optim::SGDOptions(kLr));
-  auto stats = update_policy(m, false, optimizer, samples, one_step(kTemperature), 0);
+  auto stats = update_policy({m}, optimizer, samples, one_step(kTemperature), 0);
   ASSERT_TRUE(stats) << stats.error().message;
   ASSERT_EQ(stats->n_optimizer_steps, 1);
   for (const auto& [name, now] : m->state()) {
     const auto delta = now - start.at(name);
     EXPECT_TRUE(torch::allclose(delta, -kLr * expected_grads.at(name), 1e-4, 1e-6)) << name;
   }
+}
+
+// With a KL coefficient and advantages 0, only the k3 term acts: it is exactly 0 against an
+// identical reference, positive against another one, shrinks as the policy is pulled towards
+// it, and the reference itself never moves.
+TEST(Update, TheKlTermPullsThePolicyTowardsTheFrozenReference) {
+  auto m = tiny_model();
+  auto samples = sampled(m, 4);
+  ASSERT_EQ(samples.size(), 4u);
+  for (auto& s : samples) s.advantage = 0;
+  UpdateConfig c = one_step(kTemperature);
+  c.grpo.kl_coef = 1.0;
+  torch::optim::AdamW optimizer(m->parameters(), torch::optim::AdamWOptions(2e-2).weight_decay(0));
+
+  auto same = tiny_model();
+  auto against_itself = update_policy({m, same}, optimizer, samples, c, 0);
+  ASSERT_TRUE(against_itself) << against_itself.error().message;
+  EXPECT_LT(against_itself->kl_to_ref, 1e-9);  // 0 up to the rounding of differently padded batches
+  EXPECT_EQ(against_itself->n_samples, 4);  // zero advantages are not skipped: the KL term has a gradient
+
+  auto reference = model::testing::tiny_model(tiny_config(), torch::kFloat32, 12, 0.3);
+  const auto reference_before = reference->state().at("model.embed_tokens.weight").clone();
+  std::vector<double> kl;
+  for (int step = 0; step < 6; ++step) {
+    auto stats = update_policy({m, reference}, optimizer, samples, c, step);
+    ASSERT_TRUE(stats) << stats.error().message;
+    kl.push_back(stats->kl_to_ref);
+  }
+  EXPECT_GT(kl.front(), 0.01);
+  EXPECT_LT(kl.back(), 0.8 * kl.front()) << "KL " << kl.front() << " -> " << kl.back();
+  EXPECT_TRUE(torch::equal(reference_before, reference->state().at("model.embed_tokens.weight")));
+
+  auto without = update_policy({m}, optimizer, samples, c, 0);
+  ASSERT_FALSE(without);
+  EXPECT_NE(without.error().message.find("reference"), std::string::npos) << without.error().message;
 }
 
 }  // namespace

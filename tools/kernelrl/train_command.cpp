@@ -43,7 +43,7 @@ CLI::App* add_train_command(CLI::App& app, TrainArgs& args) {
   cmd->add_option("--max-new-tokens", c.policy.sampling.max_new_tokens, "tokens per response at most")->capture_default_str();
   cmd->add_option("--eps-low", c.update.grpo.eps_low, "lower clip of the importance ratio")->capture_default_str();
   cmd->add_option("--eps-high", c.update.grpo.eps_high, "upper clip of the importance ratio")->capture_default_str();
-  cmd->add_option("--kl-coef", c.update.grpo.kl_coef, "KL penalty to the starting policy")->capture_default_str();
+  cmd->add_option("--kl-coef", c.update.grpo.kl_coef, "k3 KL penalty to a frozen copy of --model (a positive value loads that second copy)")->capture_default_str();
   c.update.grpo.max_response_tokens = 0;
   cmd->add_option("--loss-length", c.update.grpo.max_response_tokens,
                   "Dr. GRPO constant length normaliser in tokens (default: --max-new-tokens)");
