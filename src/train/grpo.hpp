@@ -24,7 +24,8 @@ struct GrpoInputs {
   torch::Tensor advantages;    // [B] one advantage per sequence (per turn)
   torch::Tensor mask;          // [B, T] 1 on the turn's own response tokens, 0 elsewhere
   torch::Tensor ref_logprobs;  // [B, T] reference policy, only when kl_coef > 0
-  std::int64_t n_sequences = 0;  // sequences of the whole optimiser step (micro-batches add up); 0 = B
+  std::int64_t n_sequences = 0;  // the optimiser step's constant share of the configured batch
+                                 // (micro-batches add up; not the rows it trains on); 0 = B
 };
 
 struct GrpoOutput {

@@ -244,6 +244,9 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
   FormatRewardEvaluator format_reward;
   rollout::Evaluator& scorer = config.reward == "format" ? static_cast<rollout::Evaluator&>(format_reward) : *evaluator;
 
+  // The configured batch: every step samples m x n turns of the same number of tasks.
+  const auto batch_samples = static_cast<std::int64_t>(std::min<std::size_t>(config.tasks_per_step, tasks->size())) *
+                             config.rollout.n_trajectories * config.rollout.n_turns;
   for (int step = state.steps_done; step < config.n_steps; ++step) {
     rollout::RolloutConfig rc = config.rollout;
     rc.tasks = tasks_of_step(*tasks, config.tasks_per_step, step, config.seed);
@@ -268,6 +271,7 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
     const auto t1 = std::chrono::steady_clock::now();
     UpdateConfig update = config.update;
     update.temperature = config.policy.sampling.temperature;  // log-probs under the distribution sampled from
+    update.n_batch_samples = batch_samples;                   // Dr. GRPO's constant, whatever carries signal
     auto stats = update_policy(models, optimizer, std::move(samples), update, config.seed + step);
     if (!stats) return make_error("step " + std::to_string(step + 1) + ": " + stats.error().message);
     const double update_s = seconds_since(t1);

@@ -101,6 +101,56 @@ TEST(Update, TheGradientIsThatOfTheTemperedLogprobs) {
   }
 }
 
+// Dr. GRPO's normaliser is the configured batch x L: the same two signal-carrying samples give
+// the same loss whether six zero-advantage samples come with them or not, and at the first
+// minibatch (ratio 1) that loss is -sum_i A_i |y_i| / (B L).
+TEST(Update, TheNormaliserIsTheConfiguredBatchWhateverShareCarriesNoSignal) {
+  auto m = tiny_model();
+  const auto drawn = sampled(m, 8);
+  ASSERT_EQ(drawn.size(), 8u);
+  std::vector<TrainingSample> signal(drawn.begin(), drawn.begin() + 2);
+  std::vector<TrainingSample> with_zeros = signal;
+  for (std::size_t i = 2; i < 8; ++i) {
+    with_zeros.push_back(drawn[i]);
+    with_zeros.back().advantage = 0;
+  }
+  UpdateConfig c = one_step(kTemperature);
+  c.n_batch_samples = 8;
+  torch::optim::SGD optimizer(m->parameters(), torch::optim::SGDOptions(0.0));
+  auto alone = update_policy({m}, optimizer, signal, c, 0);
+  auto diluted = update_policy({m}, optimizer, with_zeros, c, 0);
+  ASSERT_TRUE(alone) << alone.error().message;
+  ASSERT_TRUE(diluted) << diluted.error().message;
+  const double expected = -(signal[0].advantage * static_cast<double>(signal[0].response.size()) +
+                            signal[1].advantage * static_cast<double>(signal[1].response.size())) / (8.0 * 6.0);
+  EXPECT_NEAR(alone->loss, expected, 1e-6);
+  EXPECT_NEAR(diluted->loss, expected, 1e-6);
+  EXPECT_NEAR(alone->grad_norm, diluted->grad_norm, 1e-6);
+  EXPECT_EQ(diluted->n_samples, 2);  // the zero-advantage ones are skipped
+}
+
+// Skipping zero-advantage samples is only a saving: with two minibatches, the same seed and the
+// same optimiser, the model ends up the same with and without it (before, the zero-advantage
+// samples were dropped before the split, so both the minibatches and their normalisers changed).
+TEST(Update, SkippingZeroAdvantagesChangesNothing) {
+  std::map<std::string, torch::Tensor> after[2];
+  for (int skip = 0; skip < 2; ++skip) {
+    auto m = tiny_model();
+    auto samples = sampled(m, 8);
+    ASSERT_EQ(samples.size(), 8u);
+    for (std::size_t i = 0; i < samples.size(); i += 3) samples[i].advantage = 0;
+    UpdateConfig c = one_step(kTemperature);
+    c.n_minibatches = 2;
+    c.skip_zero_advantage = skip == 1;
+    torch::optim::SGD optimizer(m->parameters(), torch::optim::SGDOptions(0.5));  // linear: rounding stays rounding
+    auto stats = update_policy({m}, optimizer, samples, c, 3);
+    ASSERT_TRUE(stats) << stats.error().message;
+    EXPECT_EQ(stats->n_samples, skip ? 5 : 8);
+    for (const auto& [name, t] : m->state()) after[skip][name] = t.clone();
+  }
+  for (const auto& [name, t] : after[0]) EXPECT_TRUE(torch::allclose(t, after[1].at(name), 1e-5, 1e-6)) << name;
+}
+
 // With a KL coefficient and advantages 0, only the k3 term acts: it is exactly 0 against an
 // identical reference, positive against another one, shrinks as the policy is pulled towards
 // it, and the reference itself never moves.

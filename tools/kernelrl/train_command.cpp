@@ -36,6 +36,11 @@ CLI::App* add_train_command(CLI::App& app, TrainArgs& args) {
       ->check(CLI::IsMember({"sum", "max"}))->capture_default_str();
   cmd->add_option("--advantage", args.advantage_kind, "advantage normalisation")
       ->check(CLI::IsMember({"grpo_task", "grpo_per_turn", "leave_one_out_turn"}))->capture_default_str();
+  cmd->add_option("--advantage-std", args.advantage_std,
+                  "GRPO advantages: divide by the group's standard deviation (off: Dr. GRPO, mean subtraction only)")
+      ->check(CLI::IsMember({"on", "off"}))->capture_default_str();
+  cmd->add_option("--speedup-cap", args.speedup_cap, "clip the score's speedup term at this value (0: no cap)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
   cmd->add_option("--lr", c.lr, "AdamW learning rate")->capture_default_str();
   cmd->add_option("--weight-decay", c.weight_decay, "AdamW weight decay")->capture_default_str();
   cmd->add_option("--temperature", c.policy.sampling.temperature, "sampling temperature")->capture_default_str();
@@ -46,7 +51,8 @@ CLI::App* add_train_command(CLI::App& app, TrainArgs& args) {
   cmd->add_option("--kl-coef", c.update.grpo.kl_coef, "k3 KL penalty to a frozen copy of --model (a positive value loads that second copy)")->capture_default_str();
   c.update.grpo.max_response_tokens = 0;
   cmd->add_option("--loss-length", c.update.grpo.max_response_tokens,
-                  "Dr. GRPO constant length normaliser in tokens (default: --max-new-tokens)");
+                  "Dr. GRPO constant length L in tokens; each step's loss is divided by its share of the batch "
+                  "(tasks per step x m x n) times L (default: --max-new-tokens)");
   cmd->add_option("--minibatches", c.update.n_minibatches, "optimiser steps per batch")->capture_default_str();
   cmd->add_option("--max-grad-norm", c.update.max_grad_norm, "gradient-norm clip")->capture_default_str();
   cmd->add_option("--micro-batch-tokens", c.update.micro_batch_tokens, "tokens per forward/backward at most")
@@ -62,6 +68,8 @@ int run_train(TrainArgs& args, const std::function<common::Expected<std::unique_
   c.rollout.format = *common::parse_format(args.format);  // the option checks allow only valid names
   c.rollout.returns.kind = args.return_kind == "max" ? rl::ReturnKind::DISCOUNTED_MAX : rl::ReturnKind::DISCOUNTED_SUM;
   c.rollout.advantage.kind = *rl::parse_advantage_kind(args.advantage_kind);
+  c.rollout.advantage.divide_by_std = args.advantage_std == "on";
+  if (args.speedup_cap > 0) c.rollout.score.speedup_cap = args.speedup_cap;
   c.activation_checkpointing = !args.no_checkpointing;
   if (c.update.grpo.max_response_tokens <= 0) c.update.grpo.max_response_tokens = c.policy.sampling.max_new_tokens;
   c.rollout.out_dir = c.run_dir / "steps";  // each step's rollout gets its own folder under it
