@@ -78,7 +78,7 @@ std::string feedback_line(const std::optional<std::string>& parse_error, const e
 std::string no_response_line(const std::string& policy_error) { return "no response: " + policy_error; }
 
 BuiltPrompt build_prompt(const PromptTemplates& t, const std::string& task_source, const std::vector<Attempt>& previous,
-                         int turn, const PromptConfig& config) {
+                         int turn, const PromptConfig& config, const TokenBudget* tokens) {
   std::string head = fill(t.base, {{"gpu", config.gpu}, {"format_rules", t.format_rules}, {"task_source", task_source}});
   if (turn <= 1) head += "\n" + fill(t.one_shot, {{"example", t.example}});
   std::vector<std::string> shown;
@@ -89,24 +89,35 @@ BuiltPrompt build_prompt(const PromptTemplates& t, const std::string& task_sourc
                                      {"summary", previous[i].summary.empty() ? "(none)" : previous[i].summary},
                                      {"feedback", previous[i].feedback}}));
   }
-  auto total = [&](std::size_t first) {
+  auto n_chars = [&](std::size_t first) {
     std::size_t n = t.system.size() + head.size() + t.restart.size() + t.previous_attempts.size();
     for (std::size_t i = first; i < shown.size(); ++i) n += shown[i].size() + 1;
     return n;
   };
-  std::size_t first = 0;
-  while (first < shown.size() && total(first) > config.max_chars) ++first;  // oldest go first
+  auto messages = [&](std::size_t first) {  // the attempts from `first` on
+    std::string user = head;
+    if (first < shown.size()) {
+      user += "\n" + t.previous_attempts;
+      for (std::size_t i = first; i < shown.size(); ++i) user += "\n" + shown[i];
+      user += "\n" + t.restart;
+    }
+    return std::vector<Message>{{"system", t.system}, {"user", user}};
+  };
 
   BuiltPrompt p;
+  std::size_t first = 0;  // oldest attempts go first
+  while (first < shown.size() && config.max_chars > 0 && n_chars(first) > config.max_chars) ++first;
+  p.messages = messages(first);
+  if (tokens) {
+    p.n_tokens = tokens->count(p.messages);
+    while (*p.n_tokens > tokens->max_tokens && first < shown.size()) {
+      p.messages = messages(++first);
+      p.n_tokens = tokens->count(p.messages);
+    }
+    p.fits = *p.n_tokens <= tokens->max_tokens;
+  }
   p.n_attempts_dropped = static_cast<int>(first);
   p.n_attempts_shown = static_cast<int>(shown.size() - first);
-  std::string user = head;
-  if (p.n_attempts_shown > 0) {
-    user += "\n" + t.previous_attempts;
-    for (std::size_t i = first; i < shown.size(); ++i) user += "\n" + shown[i];
-    user += "\n" + t.restart;
-  }
-  p.messages = {{"system", t.system}, {"user", user}};
   return p;
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,18 +51,31 @@ std::string no_response_line(const std::string& policy_error);
 
 struct PromptConfig {
   std::string gpu = "an NVIDIA H200";  // named in the base prompt
-  std::size_t max_chars = 96000;       // budget for all messages; older attempts go first
+  std::size_t max_chars = 96000;       // budget for all messages in characters (0: none); older attempts go first
+  std::size_t max_tokens = 0;          // budget in the policy's tokens, below its own limit (0: the
+                                       // policy's limit alone); needs a policy that counts tokens
+};
+
+// A prompt limit in a policy's own tokens: the most a prompt may take (its context less the room
+// kept for the response), and how many `messages` take once rendered as its prompt.
+struct TokenBudget {
+  std::size_t max_tokens = 0;
+  std::function<std::size_t(const std::vector<Message>&)> count;  // thread-safe
 };
 
 struct BuiltPrompt {
   std::vector<Message> messages;
   int n_attempts_shown = 0;
   int n_attempts_dropped = 0;
+  std::optional<std::size_t> n_tokens;  // with a token budget: what the messages take
+  bool fits = true;  // false: over the token budget even without any earlier attempt
 };
 
-// The prompt of turn `turn` (1-based) given the earlier attempts, oldest first.
+// The prompt of turn `turn` (1-based) given the earlier attempts, oldest first. Attempts are
+// dropped, oldest first, until the prompt fits config.max_chars and, given `tokens`, its budget.
 BuiltPrompt build_prompt(const PromptTemplates& templates, const std::string& task_source,
-                         const std::vector<Attempt>& previous, int turn, const PromptConfig& config = {});
+                         const std::vector<Attempt>& previous, int turn, const PromptConfig& config = {},
+                         const TokenBudget* tokens = nullptr);
 
 // Replaces every {name} of the template `text` with its value, in one pass (values are not
 // scanned for further names).

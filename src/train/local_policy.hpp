@@ -37,6 +37,9 @@ class LocalPolicy final : public rollout::Policy {
 
   nlohmann::json describe() const override;  // {"kind": "local", "model": path, sampling settings}
 
+  // The model's context less max_new_tokens, counted in the prompt ids generate() would sample from.
+  std::optional<rollout::TokenBudget> token_budget() const override;
+
   int n_batches() const;  // sampler calls so far (how well prompts were batched)
 
   // Restarts the sampling seed sequence (a training step's samples then do not depend on how many

@@ -132,7 +132,10 @@ common::Fallible save_step(const TrainConfig& c, PolicyModel& policy, torch::opt
 json step_metrics(int step, const std::vector<Episode>& episodes, const UpdateStats& u, double rollout_s, double update_s,
                   int n_batches) {
   double reward = 0, reward_max = 0, correct = 0, speedup = 0, tokens = 0, degenerate = 0;
+  int n_answered = 0;  // the model's outcomes: prompts over the context were never its to answer
   for (const auto& e : episodes) {
+    if (is_unanswered(e)) continue;
+    ++n_answered;
     reward += e.score;
     reward_max = std::max(reward_max, e.score);
     correct += e.correct;
@@ -140,9 +143,10 @@ json step_metrics(int step, const std::vector<Episode>& episodes, const UpdateSt
     tokens += static_cast<double>(e.response_ids.size());
     degenerate += is_degenerate(e);
   }
-  const double n = std::max<double>(1, static_cast<double>(episodes.size()));
+  const double n = std::max<double>(1, n_answered);
   return {{"step", step},
           {"n_episodes", episodes.size()},
+          {"rollout/n_prompts_too_long", static_cast<int>(episodes.size()) - n_answered},
           {"reward/mean", reward / n},
           {"reward/max", reward_max},
           {"eval/correct_rate", correct / n},

@@ -79,6 +79,40 @@ TEST(Prompt, OldestAttemptsAreDroppedToFitTheBudget) {
   EXPECT_NE(user.find("Attempt 6:"), std::string::npos);           // numbered by turn
 }
 
+// A token budget drops the oldest attempts until the prompt, counted in the policy's tokens, fits;
+// a prompt that does not fit even without attempts says so.
+TEST(Prompt, OldestAttemptsAreDroppedToFitTheTokenBudget) {
+  std::vector<Attempt> previous;
+  for (int i = 0; i < 6; ++i) previous.push_back({std::string(2000, 'a' + i), "s", "incorrect"});
+  auto count = [](const std::vector<Message>& messages) {  // a token per 4 characters
+    std::size_t n = 0;
+    for (const auto& m : messages) n += m.content.size() / 4;
+    return n;
+  };
+  const auto templates = shipped(common::Format::NATIVE);
+  PromptConfig no_chars;
+  no_chars.max_chars = 0;  // only the tokens bound it
+  const auto all = build_prompt(templates, "TASK", previous, 7, no_chars);
+  EXPECT_EQ(all.n_attempts_shown, 6);
+  const TokenBudget budget{count(all.messages) - 1000, count};  // two attempts' worth too many
+  const auto p = build_prompt(templates, "TASK", previous, 7, no_chars, &budget);
+  EXPECT_TRUE(p.fits);
+  EXPECT_EQ(p.n_attempts_dropped, 2);
+  EXPECT_EQ(p.n_attempts_shown, 4);
+  ASSERT_TRUE(p.n_tokens.has_value());
+  EXPECT_EQ(*p.n_tokens, count(p.messages));
+  EXPECT_LE(*p.n_tokens, budget.max_tokens);
+  EXPECT_EQ(p.messages[1].content.find(std::string(100, 'b')), std::string::npos);  // the two oldest are gone
+  EXPECT_NE(p.messages[1].content.find(std::string(100, 'c')), std::string::npos);
+  EXPECT_NE(p.messages[1].content.find("Attempt 6:"), std::string::npos);
+
+  const TokenBudget tiny{10, count};
+  const auto none = build_prompt(templates, "TASK", previous, 7, no_chars, &tiny);
+  EXPECT_FALSE(none.fits);
+  EXPECT_EQ(none.n_attempts_shown, 0);
+  EXPECT_GT(*none.n_tokens, 10u);
+}
+
 TEST(Prompt, MissingTemplatesAreNamed) {
   auto t = load_templates("/nonexistent/prompts", common::Format::HOST, "/nonexistent/example.cpp");
   ASSERT_FALSE(t);

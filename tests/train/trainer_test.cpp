@@ -27,10 +27,10 @@ fs::path scratch() {
   return p;
 }
 
-fs::path tiny_checkpoint(const fs::path& dir, std::uint64_t seed = 3) {
+fs::path tiny_checkpoint(const fs::path& dir, std::uint64_t seed = 3, std::int64_t max_position = 8192) {
   auto c = model::testing::tiny_config(/*tied=*/true);
   c.vocab_size = 49152;  // SmolLM2's tokenizer
-  c.max_position = 8192;
+  c.max_position = max_position;
   c.bos_token_id = 1;
   c.eos_token_id = 2;
   torch::manual_seed(seed);
@@ -163,6 +163,24 @@ TEST(Trainer, TheKlTermIsMeasuredAgainstTheStartingPolicy) {
   log = read_log(c.run_dir / "train_log.jsonl");
   ASSERT_EQ(log.size(), 2u);
   EXPECT_GT(log[1]["train/kl_to_ref"].get<double>(), 1e-3);
+  fs::remove_all(root);
+}
+
+// A model whose context cannot hold the task's prompt: no turn is sent (before, each was a policy
+// error scored 0, and eight in a row stopped the step as if a server were down); the step
+// finishes, trains on nothing, and says how many prompts did not fit.
+TEST(Trainer, PromptsOverTheModelsContextAreNotTheModelsFailures) {
+  const fs::path root = scratch() / "short-context";
+  TrainConfig c = tiny_run(root);
+  c.model = tiny_checkpoint(root / "short", 3, /*max_position=*/256);
+  c.n_steps = 1;
+  auto r = run_training(c, nullptr);
+  ASSERT_TRUE(r) << r.error().message;
+  auto log = read_log(c.run_dir / "train_log.jsonl");
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_EQ(log[0]["rollout/n_prompts_too_long"], 8);
+  EXPECT_EQ(log[0]["train/n_samples"], 0);
+  EXPECT_EQ(log[0]["response/degenerate_frac"], 0.0);
   fs::remove_all(root);
 }
 

@@ -15,6 +15,7 @@ CLI::App* add_train_command(CLI::App& app, TrainArgs& args) {
   c.model = std::filesystem::path(build::source_dir) / ".cache/models/SmolLM2-135M-Instruct.Q4_1.gguf";
   c.rollout.tasks = {std::filesystem::path(build::source_dir) / "tasks"};
   c.rollout.split = "train";
+  c.rollout.prompt.max_chars = 0;  // the prompt is bounded in the policy's tokens instead
   cmd->add_option("--model", c.model, "starting policy: a .gguf file or a Hugging Face folder")->capture_default_str();
   cmd->add_option("--tokenizer", c.tokenizer, "tokenizer and chat template source (default: the model)");
   cmd->add_option("--policy-device", c.device, "where the policy model runs")->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
@@ -46,6 +47,10 @@ CLI::App* add_train_command(CLI::App& app, TrainArgs& args) {
   cmd->add_option("--temperature", c.policy.sampling.temperature, "sampling temperature")->capture_default_str();
   cmd->add_option("--top-p", c.policy.sampling.top_p, "nucleus sampling mass")->capture_default_str();
   cmd->add_option("--max-new-tokens", c.policy.sampling.max_new_tokens, "tokens per response at most")->capture_default_str();
+  cmd->add_option("--prompt-tokens", c.rollout.prompt.max_tokens,
+                  "prompt budget in the policy's tokens; older attempts are dropped first (0: the model's context "
+                  "less --max-new-tokens, also the most it may be)")
+      ->capture_default_str();
   cmd->add_option("--eps-low", c.update.grpo.eps_low, "lower clip of the importance ratio")->capture_default_str();
   cmd->add_option("--eps-high", c.update.grpo.eps_high, "upper clip of the importance ratio")->capture_default_str();
   cmd->add_option("--kl-coef", c.update.grpo.kl_coef, "k3 KL penalty to a frozen copy of --model (a positive value loads that second copy)")->capture_default_str();
