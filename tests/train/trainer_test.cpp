@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -108,6 +109,45 @@ TEST(Trainer, RunsStepsWritesCheckpointsAndResumes) {
   auto other = run_training(c, nullptr);
   ASSERT_FALSE(other);
   EXPECT_NE(other.error().message.find("lr"), std::string::npos) << other.error().message;
+  fs::remove_all(root);
+}
+
+// Every setting is compared on resume (train.json is derived from the config structs member by
+// member); only n_steps may grow, and settings of speed or memory alone may change.
+TEST(Trainer, ResumeRefusesAnyOtherSetting) {
+  const fs::path root = scratch() / "settings";
+  TrainConfig c = tiny_run(root);
+  c.n_steps = 1;
+  auto first = run_training(c, nullptr);
+  ASSERT_TRUE(first) << first.error().message;
+  const std::vector<std::pair<std::string, std::function<void(TrainConfig&)>>> changes = {
+      {"rollout.return.kind", [](TrainConfig& t) { t.rollout.returns.kind = rl::ReturnKind::DISCOUNTED_MAX; }},
+      {"rollout.score.speedup_cap", [](TrainConfig& t) { t.rollout.score.speedup_cap = 3.0; }},
+      {"rollout.advantage.divide_by_std", [](TrainConfig& t) { t.rollout.advantage.divide_by_std = false; }},
+      {"rollout.advantage.eps", [](TrainConfig& t) { t.rollout.advantage.eps = 1e-4; }},
+      {"rollout.prompt.max_tokens", [](TrainConfig& t) { t.rollout.prompt.max_tokens = 4000; }},
+      {"rollout.prompt.gpu", [](TrainConfig& t) { t.rollout.prompt.gpu = "an NVIDIA B200"; }},
+      {"rollout.strategy", [](TrainConfig& t) { t.rollout.strategy = rollout::Strategy::SERIAL; }},
+      {"optimizer.adam_betas", [](TrainConfig& t) { t.adam_beta2 = 0.99; }},
+      {"update.skip_zero_advantage", [](TrainConfig& t) { t.update.skip_zero_advantage = false; }},
+      {"update.grpo.kl_coef", [](TrainConfig& t) { t.update.grpo.kl_coef = 0.01; }},
+      {"policy.top_p", [](TrainConfig& t) { t.policy.sampling.top_p = 0.95; }},
+  };
+  for (const auto& [field, change] : changes) {
+    TrainConfig other = c;
+    change(other);
+    auto r = run_training(other, nullptr);
+    ASSERT_FALSE(r) << field << " was accepted";
+    EXPECT_NE(r.error().message.find("`" + field + "`"), std::string::npos) << r.error().message;
+  }
+  TrainConfig same = c;
+  same.n_steps = 2;
+  same.update.micro_batch_tokens = 512;
+  same.activation_checkpointing = true;
+  same.rollout.concurrency = 3;
+  auto resumed = run_training(same, nullptr);
+  ASSERT_TRUE(resumed) << resumed.error().message;
+  EXPECT_EQ(resumed->steps_done_before, 1);
   fs::remove_all(root);
 }
 
