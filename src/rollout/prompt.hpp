@@ -25,12 +25,13 @@ struct Message {
 
 struct PromptTemplates {
   std::string system, base, format_rules, one_shot, attempt, previous_attempts, restart;
-  std::string example;   // the one-shot example answer
+  std::string example;   // the one-shot example answer: the example file fenced, then its summary
   std::string language;  // fence language of the format ("cuda", "cpp", "python")
 };
 
 // Reads the templates for `format` from `dir` (system.txt, base.txt, format_<format>.txt,
-// one_shot.txt, attempt.txt, previous_attempts.txt, restart.txt) and the one-shot example file.
+// one_shot.txt, attempt.txt, previous_attempts.txt, restart.txt, and example_summary_<format>.txt,
+// the sentences shown under the one-shot example as its summary) and the one-shot example file.
 // Errors name the missing or unreadable file.
 common::Expected<PromptTemplates> load_templates(const std::filesystem::path& dir, common::Format format,
                                                  const std::filesystem::path& example_file);

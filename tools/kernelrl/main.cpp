@@ -278,7 +278,7 @@ void add_rollout_options(CLI::App* cmd, RolloutArgs& r) {
       ->check(CLI::NonNegativeNumber)->capture_default_str();
   cmd->add_option("--prompts", c.templates_dir, "prompt templates folder (default: the source tree's prompts/)");
   cmd->add_option("--example", c.example_file, "one-shot example answer (default: examples/vector_add/ for the format)");
-  cmd->add_option("--gpu-name", c.prompt.gpu, "GPU named in the prompt")->capture_default_str();
+  cmd->add_option("--gpu-name", c.prompt.gpu, "GPU named in the native and kernelbench prompts")->capture_default_str();
   cmd->add_option("--prompt-chars", c.prompt.max_chars, "prompt budget; older attempts are dropped first")
       ->capture_default_str();
   cmd->add_option("--out", c.out_dir, "run directory (an existing one is resumed)")->required();
