@@ -38,7 +38,8 @@ CliRun kernelrl(std::vector<std::string> args) {
 std::vector<std::string> rollout_args(const std::string& base_url, const std::filesystem::path& out) {
   return {"rollout", "--tasks", kTask, "--format", "host", "--trajectories", "2", "--turns", "2",
           "--base-url", base_url, "--model", "test-model", "--concurrency", "2", "--out", out.string(),
-          "--device", "cpu", "--trials", "2", "--warmup", "1", "--min-reps", "2", "--max-reps", "5"};
+          "--device", "cpu", "--trials", "2", "--warmup", "1", "--min-reps", "2", "--max-reps", "5",
+          "--advantage-std", "off", "--speedup-cap", "2.5"};
 }
 
 #if KERNELRL_HAVE_HTTP_POLICY
@@ -62,6 +63,8 @@ TEST(RolloutCli, RunsAgainstAChatServerAndResumes) {
   EXPECT_EQ(lines[7]["update"], true);
   auto run_json = nlohmann::json::parse(read_text(out / "run.json"));
   EXPECT_EQ(run_json["policy"]["base_url"], server.base_url());
+  EXPECT_EQ(run_json["advantage"]["divide_by_std"], false);  // --advantage-std off: Dr. GRPO's advantages
+  EXPECT_EQ(run_json["score"]["speedup_cap"], 2.5);
 
   r = kernelrl(rollout_args(server.base_url(), out));
   ASSERT_EQ(r.code, 0) << r.output;

@@ -250,7 +250,8 @@ int run_report(const ReportArgs& a) {
 
 struct RolloutArgs {
   rollout::RolloutConfig config;
-  std::string format = "native", strategy = "mxn", return_kind = "sum", advantage_kind = "grpo_task";
+  std::string format = "native", strategy = "mxn", return_kind = "sum", advantage_kind = "grpo_task", advantage_std = "on";
+  double speedup_cap = 0;  // 0: none
   // The policy server (policy::ChatClientConfig, which exists only with cpp-httplib).
   std::string base_url = "http://127.0.0.1:8000/v1", model, api_key_env = "OPENAI_API_KEY";
   double temperature = 0.9, top_p = 1.0;
@@ -281,9 +282,14 @@ void add_rollout_options(CLI::App* cmd, RolloutArgs& r) {
       ->check(CLI::IsMember({"sum", "max"}))->capture_default_str();
   cmd->add_option("--advantage", r.advantage_kind, "advantage normalisation")
       ->check(CLI::IsMember({"grpo_task", "grpo_per_turn", "leave_one_out_turn"}))->capture_default_str();
+  cmd->add_option("--advantage-std", r.advantage_std,
+                  "GRPO advantages: divide by the group's standard deviation (off: Dr. GRPO, mean subtraction only)")
+      ->check(CLI::IsMember({"on", "off"}))->capture_default_str();
+  cmd->add_option("--speedup-cap", r.speedup_cap, "clip the score's speedup term at this value (0: no cap)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
   cmd->add_option("--prompts", c.templates_dir, "prompt templates folder (default: the source tree's prompts/)");
   cmd->add_option("--example", c.example_file, "one-shot example answer (default: examples/vector_add/ for the format)");
-  cmd->add_option("--gpu-name", c.prompt.gpu, "GPU named in the prompt")->capture_default_str();
+  cmd->add_option("--gpu-name", c.prompt.gpu, "GPU named in the native and kernelbench prompts")->capture_default_str();
   cmd->add_option("--prompt-chars", c.prompt.max_chars, "prompt budget; older attempts are dropped first")
       ->capture_default_str();
   cmd->add_option("--out", c.out_dir, "run directory (an existing one is resumed)")->required();
@@ -304,6 +310,8 @@ int run_rollout(RolloutArgs r, const eval::EngineConfig& engine_config, const Ev
   r.config.strategy = *rollout::parse_strategy(r.strategy);
   r.config.returns.kind = r.return_kind == "max" ? rl::ReturnKind::DISCOUNTED_MAX : rl::ReturnKind::DISCOUNTED_SUM;
   r.config.advantage.kind = *rl::parse_advantage_kind(r.advantage_kind);
+  r.config.advantage.divide_by_std = r.advantage_std == "on";
+  if (r.speedup_cap > 0) r.config.score.speedup_cap = r.speedup_cap;
   if (auto checked = rollout::resolve(r.config); !checked) {  // before the engine takes seconds to start
     std::cerr << "kernelrl rollout: " << checked.error().message << "\n";
     return kUsageError;
