@@ -2,7 +2,9 @@
 # Adversarial (kernelbench, CPU): returns its (correct) result as an instance of a torch.Tensor
 # subclass made with type() at run time, which the static rule on `class X(torch.Tensor)` does not
 # see. A subclass can compute its value only when the checker reads it (a lazy output, outside the
-# timed call); caught at run time: every output must be exactly a torch.Tensor (issue 16).
+# timed call); caught at run time: every output must be exactly a torch.Tensor (issue 16). Listed
+# under the kernelbench rules: under strict, the operator audit's own dispatch mode already makes
+# creating the subclass fail (RUNTIME_ERROR), which would not exercise the type check.
 import torch
 import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
