@@ -83,7 +83,7 @@ fs::path candidate_path(const fs::path& out_dir, common::Format format, const st
 json make_run_json(const RolloutConfig& c, const json& policy, const std::string& device) {
   json tasks = json::array();
   for (const auto& t : c.tasks) tasks.push_back(t.string());
-  return {{"schema", 1},
+  json run = {{"schema", 1},
           {"tasks", tasks},
           {"split", c.split},
           {"format", std::string(common::to_string(c.format))},
@@ -107,6 +107,8 @@ json make_run_json(const RolloutConfig& c, const json& policy, const std::string
           {"started_at", utc_now()},
           {"device", device},
           {"concurrency", c.concurrency}};
+  if (c.task_size != "full") run["task_size"] = c.task_size;  // absent at full size, as in runs from before sizes
+  return run;
 }
 
 common::Fallible check_same_settings(const json& stored, const json& current) {

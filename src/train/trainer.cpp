@@ -166,37 +166,39 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 json describe(const TrainConfig& c) {
   json tasks = json::array();
   for (const auto& t : c.rollout.tasks) tasks.push_back(t.string());
-  return {{"model", c.model.string()},
-          {"tokenizer", c.tokenizer.string()},
-          {"n_steps", c.n_steps},
-          {"tasks", tasks},
-          {"split", c.rollout.split},
-          {"format", std::string(common::to_string(c.rollout.format))},
-          {"trajectories", c.rollout.n_trajectories},
-          {"turns", c.rollout.n_turns},
-          {"tasks_per_step", c.tasks_per_step},
-          {"seed", c.seed},
-          {"reward", c.reward},
-          {"w_correct", c.rollout.score.w_correct},
-          {"gamma", c.rollout.returns.gamma},
-          {"advantage", rl::to_string(c.rollout.advantage.kind)},
-          {"lr", c.lr},
-          {"weight_decay", c.weight_decay},
-          {"temperature", c.policy.sampling.temperature},
-          {"top_p", c.policy.sampling.top_p},
-          {"max_new_tokens", c.policy.sampling.max_new_tokens},
-          {"eps_low", c.update.grpo.eps_low},
-          {"eps_high", c.update.grpo.eps_high},
-          {"kl_coef", c.update.grpo.kl_coef},
-          {"loss_length", c.update.grpo.max_response_tokens},
-          {"minibatches", c.update.n_minibatches},
-          {"max_grad_norm", c.update.max_grad_norm}};
+  json d = {{"model", c.model.string()},
+            {"tokenizer", c.tokenizer.string()},
+            {"n_steps", c.n_steps},
+            {"tasks", tasks},
+            {"split", c.rollout.split},
+            {"format", std::string(common::to_string(c.rollout.format))},
+            {"trajectories", c.rollout.n_trajectories},
+            {"turns", c.rollout.n_turns},
+            {"tasks_per_step", c.tasks_per_step},
+            {"seed", c.seed},
+            {"reward", c.reward},
+            {"w_correct", c.rollout.score.w_correct},
+            {"gamma", c.rollout.returns.gamma},
+            {"advantage", rl::to_string(c.rollout.advantage.kind)},
+            {"lr", c.lr},
+            {"weight_decay", c.weight_decay},
+            {"temperature", c.policy.sampling.temperature},
+            {"top_p", c.policy.sampling.top_p},
+            {"max_new_tokens", c.policy.sampling.max_new_tokens},
+            {"eps_low", c.update.grpo.eps_low},
+            {"eps_high", c.update.grpo.eps_high},
+            {"kl_coef", c.update.grpo.kl_coef},
+            {"loss_length", c.update.grpo.max_response_tokens},
+            {"minibatches", c.update.n_minibatches},
+            {"max_grad_norm", c.update.max_grad_norm}};
+  if (c.rollout.task_size != "full") d["task_size"] = c.rollout.task_size;  // absent at full size, as before sizes
+  return d;
 }
 
 common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::Evaluator* evaluator) {
   if (auto s = check(config); !s) return s.error();
   if (config.reward == "kernel" && evaluator == nullptr) return make_error("reward 'kernel' needs the engine");
-  auto tasks = rollout::load_tasks(config.rollout.tasks, config.rollout.split);
+  auto tasks = rollout::load_tasks(config.rollout.tasks, config.rollout.split, config.rollout.task_size);
   if (!tasks) return tasks.error();
   if (auto s = check_run_settings(config); !s) return s.error();
 
