@@ -26,6 +26,7 @@
 #include "eval/host_runner.hpp"
 #include "eval/op_audit.hpp"
 #include "eval/tamper_guard.hpp"
+#include "eval/time_limits.hpp"
 #include "eval/timing.hpp"
 #include "eval/torch_tensors.hpp"
 #include "sandbox/child_process.hpp"
@@ -73,12 +74,16 @@ std::uint64_t fresh_seed() {
 }
 
 // The child's side of the worker's pipes: announces each phase and waits for the worker's grant
-// (it may hold the device lock meanwhile), and sends the final record.
+// (it may hold the device lock meanwhile), and sends the final record. The first phase after
+// setup carries the limits of the later phases (eval/time_limits.hpp), before any candidate code
+// runs; the worker takes the first such line only (sandbox::watch_child).
 class Reporter {
  public:
   Reporter(int report_fd, int request_fd) : report_fd_(report_fd), request_fd_(request_fd) {}
-  void phase(const std::string& name) {
-    write_line({{"phase", name}});
+  void phase(const std::string& name, const std::map<std::string, double>& limits_s = {}) {
+    nlohmann::json line = {{"phase", name}};
+    if (!limits_s.empty()) line["limits_s"] = limits_s;
+    write_line(line);
     if (request_fd_ >= 0 && !sandbox::wait_for_grant(request_fd_)) _exit(0);  // the worker is gone
   }
   void final(const nlohmann::json& j) { write_line(j); }
@@ -131,6 +136,7 @@ struct Context {
   std::optional<TamperGuard> guard;      // kernelbench: what the candidate's Python must leave alone
   std::optional<TorchOpAudit> op_audit;  // kernelbench: which PyTorch operators its calls run
   bool candidate_code_ran = false;       // from loading the candidate on: its code shares this process
+  TaskWork work;                         // the task's draw and eager forward, timed in setup
 };
 
 struct TaskError {
@@ -246,8 +252,12 @@ void setup(Context& c) {
   std::vector<py::object> inputs;
   py::object ret;
   try {
+    auto t_step = clock_type::now();
     inputs = fresh_inputs(c, fresh_seed());
+    add_step(c.result.phases_ms, "setup.draw", t_step);
     ret = call_reference(c, inputs);
+    if (c.cuda) c.torch.attr("cuda").attr("synchronize")();
+    add_step(c.result.phases_ms, "setup.reference", t_step);
   } catch (py::error_already_set& e) {
     throw TaskError{file + ": the reference forward raised: " + task::format_python_error(e.what(), file)};
   }
@@ -257,6 +267,7 @@ void setup(Context& c) {
   }
   c.output_specs = specs_of(outs, "output");
   for (auto& o : outs) poison(o);  // the reference's outputs never linger readable
+  c.work = {c.result.phases_ms["setup.draw"], c.result.phases_ms["setup.reference"]};
 
   task::Signature sig;
   sig.inputs = specs_of(inputs, "input");
@@ -783,7 +794,7 @@ LoadOutcome load_candidate(Context& c) {
 }
 
 void evaluate(Context& c) {
-  c.rep.phase("load");
+  c.rep.phase("load", scaled_phase_limits_s(c.req.options, c.work));
   auto t_load = clock_type::now();
   c.result.isolation["file_size_limit_bytes"] = 64ll << 20;
   // Candidate code is filtered from its first instruction: a native or host library's
@@ -896,7 +907,7 @@ void run_child(const task::TaskModule* task, const ChildRequest& req, int report
       rep.final({{"device_info", info}});
       return;
     }
-    Context c{*task, req, rep, torch, py::none(), false, nullptr, 0, py::none(), py::none(), {}, {}, {}, 0, {}, {}, {}, {}};
+    Context c{*task, req, rep, torch, py::none(), false, nullptr, 0, py::none(), py::none(), {}, {}, {}, 0, {}, {}, {}, {}, {}};
     c.result.device = req.device;
     c.result.phases_ms["device_wait"] = start.device_wait_ms;
     if (start.device_prepare_ms > 0) c.result.phases_ms["device_prepare"] = start.device_prepare_ms;
@@ -906,7 +917,7 @@ void run_child(const task::TaskModule* task, const ChildRequest& req, int report
     setup(c);
     c.result.phases_ms["setup"] = ms_since(t0);
     if (req.op == "task_info") {
-      rep.phase("ref_timing");
+      rep.phase("ref_timing", scaled_phase_limits_s(req.options, c.work));
       nlohmann::json health = task_info(c);
       rep.final({{"signature", c.signature}, {"result", c.result}, {"health", health}});
       return;

@@ -299,7 +299,7 @@ RolloutRunner::RolloutRunner(RolloutConfig config, Policy& policy, Evaluator& ev
 Expected<RolloutSummary> RolloutRunner::run() {
   auto config = resolve(config_);
   if (!config) return config.error();
-  auto tasks = load_tasks(config->tasks, config->split);
+  auto tasks = load_tasks(config->tasks, config->split, config->task_size);
   if (!tasks) return tasks.error();
   auto templates = load_templates(config->templates_dir, config->format, config->example_file);
   if (!templates) return templates.error();

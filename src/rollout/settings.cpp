@@ -36,7 +36,7 @@ json describe_prompt(const RolloutConfig& c) {
 }  // namespace
 
 json describe_settings(const RolloutConfig& c) {
-  [[maybe_unused]] const auto& [tasks, split, format, strategy, n_trajectories, n_turns, beam_width, score, returns,
+  [[maybe_unused]] const auto& [tasks, split, task_size, format, strategy, n_trajectories, n_turns, beam_width, score, returns,
                                 advantage, templates_dir, example_file, prompt,
                                 out_dir,              // where, not what: the run directory itself
                                 concurrency,          // how fast: the results do not depend on it
@@ -45,7 +45,7 @@ json describe_settings(const RolloutConfig& c) {
                                 lenient_parse] = c;
   json task_list = json::array();
   for (const auto& t : tasks) task_list.push_back(t.string());
-  return {{"tasks", task_list},
+  json run = {{"tasks", task_list},
           {"split", split},
           {"format", std::string(common::to_string(format))},
           {"strategy", to_string(strategy)},
@@ -57,6 +57,8 @@ json describe_settings(const RolloutConfig& c) {
           {"return", describe(returns)},
           {"advantage", describe(advantage)},
           {"prompt", describe_prompt(c)}};
+  if (task_size != "full") run["task_size"] = task_size;  // absent at full size, as in runs from before sizes
+  return run;
 }
 
 }  // namespace kernelrl::rollout

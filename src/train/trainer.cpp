@@ -178,7 +178,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::Evaluator* evaluator) {
   if (auto s = check(config); !s) return s.error();
   if (config.reward == "kernel" && evaluator == nullptr) return make_error("reward 'kernel' needs the engine");
-  auto tasks = rollout::load_tasks(config.rollout.tasks, config.rollout.split);
+  auto tasks = rollout::load_tasks(config.rollout.tasks, config.rollout.split, config.rollout.task_size);
   if (!tasks) return tasks.error();
   if (auto s = check_run_settings(config); !s) return s.error();
 

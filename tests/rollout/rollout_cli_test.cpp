@@ -1,6 +1,7 @@
 // `kernelrl rollout` as a user meets it: against a scripted OpenAI-compatible server on loopback,
 // 1 task x 2 trajectories x 2 turns on the CPU; a rerun resumes with nothing left to do; other
-// settings are refused naming the field; a bad beam width is a usage error. Without cpp-httplib
+// settings are refused naming the field; a shipped level-1 task at its small size; a bad beam
+// width is a usage error. Without cpp-httplib
 // in the build, the command must refuse with exit 2.
 #include <gtest/gtest.h>
 
@@ -78,6 +79,37 @@ TEST(RolloutCli, RunsAgainstAChatServerAndResumes) {
   EXPECT_NE(r.output.find("`policy.temperature`"), std::string::npos) << r.output;
 }
 
+// A shipped level-1 task at its CPU size (`--size small`, tasks/README.md), answered with its host
+// fixture: every turn is evaluated on the sized copy, which the prompt shows, and scores correct.
+TEST(RolloutCli, ALevelOneTaskAtTheSmallSizeScoresItsHostFixtureCorrect) {
+  policy::testing::ScriptedServer server;
+  const std::string answer = policy::testing::completion_body(host_answer("tasks/fixtures/level1/002_relu.host.cpp", "relu"));
+  server.script(std::vector<policy::testing::CannedReply>(4, {200, answer, {}, ""}));
+  const auto out = scratch_dir() / "run";
+  auto args = rollout_args(server.base_url(), out);
+  args[2] = "tasks/level1/002_relu.py";
+  args.insert(args.end(), {"--size", "small"});
+
+  CliRun r = kernelrl(args);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("4 turns run (4 correct, 0 unparsable, 0 without response)"), std::string::npos) << r.output;
+  auto lines = read_json_lines(out / "trajectories.jsonl");
+  ASSERT_EQ(lines.size(), 8u);
+  for (int i = 0; i < 4; ++i) {
+    const auto& turn = lines[static_cast<std::size_t>(i)];
+    ASSERT_TRUE(turn["correct"].get<bool>()) << turn.dump().substr(0, 2000);
+    const std::string task = turn["result"]["task"];
+    EXPECT_NE(task.find("/tasks/small/"), std::string::npos) << task;
+    EXPECT_NE(turn["messages"][1]["content"].get<std::string>().find("# kernelrl: size 'small' of"), std::string::npos);
+  }
+  EXPECT_EQ(nlohmann::json::parse(read_text(out / "run.json"))["task_size"], "small");
+  // Resuming at another size is refused, naming the field.
+  args.back() = "full";
+  r = kernelrl(args);
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("`task_size`"), std::string::npos) << r.output;
+}
+
 TEST(RolloutCli, ABeamWidthThatDoesNotDivideIsAUsageError) {
   auto args = rollout_args("http://127.0.0.1:9/v1", scratch_dir() / "run");
   args.insert(args.end(), {"--strategy", "beam", "--beam-width", "3"});
@@ -93,6 +125,10 @@ TEST(RolloutCli, WithoutTheHttpClientTheCommandRefuses) {
 #else
 
 TEST(RolloutCli, RunsAgainstAChatServerAndResumes) {
+  GTEST_SKIP() << "cpp-httplib is not in this build: no HTTP policy and no scripted server to test against";
+}
+
+TEST(RolloutCli, ALevelOneTaskAtTheSmallSizeScoresItsHostFixtureCorrect) {
   GTEST_SKIP() << "cpp-httplib is not in this build: no HTTP policy and no scripted server to test against";
 }
 
