@@ -164,8 +164,9 @@ elif [ "$mode" = kb ]; then
   # Only the kernelbench format: the corpus, the examples' kernelbench candidates and the
   # published-style set (PUBLISHED_N of them) under each rule set, then every shipped example.
   kernelbench_batches
-  $bin eval --batch examples/manifest.json --out "$out/examples.jsonl" >"$logs/examples.log" 2>&1
-  note "examples (all entries): rc $?"; tail -12 "$logs/examples.log" | tee -a "$summary"
+  # EXAMPLES_S bounds the examples so a call that ran long still returns what the batches found.
+  timeout "${EXAMPLES_S:-600}" $bin eval --batch examples/manifest.json --out "$out/examples.jsonl" >"$logs/examples.log" 2>&1
+  note "examples (all entries): rc $? (124: stopped after EXAMPLES_S)"; tail -12 "$logs/examples.log" | tee -a "$summary"
   note "left over: processes '$(pgrep -af 'kernelrl' | grep -v pgrep | tr '\n' ';')', GPU memory used $(nvidia-smi --query-gpu=memory.used --format=csv,noheader)"
 elif [ "$mode" = fidelity ]; then
   reference_fidelity

@@ -91,7 +91,7 @@ run=/tmp/kernelrl-train-run
 [ -n "${RESUME:-}" ] || rm -rf "$run"
 train_args=(train --model "$model" --out "$run" --reward format --steps "${STEPS:-20}"
   --tasks-per-step 4 --trajectories 16 --turns 1 --max-new-tokens "${NEW_TOKENS:-256}" --lr "${LR:-3e-5}"
-  --temperature 1.0 --max-grad-norm 1.0)
+  --temperature "${TEMPERATURE:-0.9}" --max-grad-norm 1.0)
 timeout "${TRAIN_S:-330}" $bin "${train_args[@]}" >"$out/train.log" 2>&1
 rc=$?
 note "train: rc $rc"; grep -E "^step|^train|fatal signal" "$out/train.log" | tee -a "$summary"
