@@ -120,6 +120,15 @@ CompileResult check_source(const std::string& source, Format format, const std::
     r.log_excerpt = r.message;
     return r;
   }
+  for (const detail::IncludeDirective& inc : detail::find_includes(source)) {
+    // In a kernelbench file a line such as "# embed the weights" is a Python comment, not a directive.
+    if (inc.keyword != "embed" || (inc.computed && format == Format::KERNELBENCH)) continue;
+    CompileResult r = failed(Status::REJECTED, display_name, "");
+    r.message = display_name + ":" + std::to_string(inc.line) +
+                ": #embed is not allowed: it reads a file into the build (candidates compute from their inputs only)";
+    r.log_excerpt = r.message;
+    return r;
+  }
   if (format == Format::KERNELBENCH) {
     if (auto outside = include_outside_the_toolchain(source, display_name)) return *outside;
     if (!defines_model_new(source)) {

@@ -209,7 +209,7 @@ std::vector<IncludeDirective> find_includes(std::string_view text) {
     std::size_t start = i;
     while (i < l.size() && is_ident_char(l[i])) ++i;
     std::string_view keyword = l.substr(start, i - start);
-    if (keyword != "include" && keyword != "include_next" && keyword != "import") continue;
+    if (keyword != "include" && keyword != "include_next" && keyword != "import" && keyword != "embed") continue;
     skip_space();
     IncludeDirective d;
     d.line = line;

@@ -24,13 +24,13 @@ std::string strip_comments(std::string_view source);
 
 struct IncludeDirective {
   int line = 0;          // 1-based line of the directive in the original file
-  std::string keyword;   // "include", "include_next" or "import"
+  std::string keyword;   // "include", "include_next", "import" or "embed" (C23/C++26: a file's bytes)
   std::string header;    // text between <> or ""; empty when computed
   bool angled = false;   // <header> rather than "header"
   bool computed = false; // the directive names a macro instead of a header
 };
 
-// Every #include / #include_next / #import (also spelt with the %: digraph) in text that went
+// Every #include / #include_next / #import / #embed (also spelt with the %: digraph) in text that went
 // through strip_comments, in order.
 std::vector<IncludeDirective> find_includes(std::string_view stripped);
 

@@ -408,6 +408,16 @@ TEST(compile_check_source, FileReadingDirectivesAndPathsAreRejected) {
   EXPECT_EQ(climbing.status, Status::REJECTED);
   EXPECT_NE(climbing.message.find("c.py:4: #include"), std::string::npos) << climbing.message;
   EXPECT_EQ(kb("__asm__(\".incbin \\\"/proc/self/environ\\\"\");").status, Status::REJECTED);
+  // #embed (C23, C++26; GCC 15, Clang 19) pulls a file's bytes into an initializer.
+  auto embed = check_source(native_head + "static const char data[] = {\n  #embed \"/etc/passwd\"\n};\n" + entry,
+                            Format::NATIVE, "c.cu");
+  EXPECT_EQ(embed.status, Status::REJECTED);
+  EXPECT_NE(embed.message.find("c.cu:3: #embed is not allowed"), std::string::npos) << embed.message;
+  EXPECT_EQ(check_source(native_head + "%:embed <abi.h>\n" + entry, Format::HOST, "c.cpp").status, Status::REJECTED);
+  EXPECT_EQ(kb("const char d[] = {\n#embed \"x.bin\"\n};").status, Status::REJECTED);
+  EXPECT_EQ(check_source("import torch\nimport torch.nn as nn\n# embed the bias in the kernel\nsrc = r'''\n"
+                         "#include <torch/extension.h>\n'''\n" + model_new, Format::KERNELBENCH, "c.py").status,
+            Status::OK);
   auto honest = kb("#include <torch/extension.h>\n#include <ATen/cuda/CUDAContext.h>\n#include \"cub/cub.cuh\"\n"
                    "#include <c10/cuda/CUDAGuard.h>");
   EXPECT_EQ(honest.status, Status::OK) << honest.message;
