@@ -188,5 +188,26 @@ TEST(Cli, HostFixturesAreCorrectOnTheCpu) {
       << small.output;
 }
 
+// tasks/fixtures/starter: one host solution of each kind of starter task (unary, with parameters,
+// binary, row reduction, the two-pass log-sum-exp) is correct at the small size (all 49 in
+// tasks/README.md; the native ones are for the GPU).
+TEST(Cli, StarterFixturesOfEachKindAreCorrectOnTheCpu) {
+  std::ifstream in(std::string(KERNELRL_SOURCE_DIR) + "/tasks/fixtures/starter/manifest.json");
+  nlohmann::json all = nlohmann::json::parse(in), sample = nlohmann::json::array();
+  for (const auto& e : all) {
+    const std::string candidate = e.value("candidate", "");
+    for (const char* op : {"/001_abs.", "/023_leaky_relu.", "/035_div.", "/043_row_mean.", "/049_row_logsumexp."}) {
+      if (e.value("format", "") == "host" && candidate.find(op) != std::string::npos) sample.push_back(e);
+    }
+  }
+  ASSERT_EQ(sample.size(), 5u);
+  const auto batch = std::filesystem::temp_directory_path() / "kernelrl-starter-fixtures.json";
+  std::ofstream(batch) << sample.dump(1);
+  CliRun r = kernelrl({"eval", "--batch", batch.string(), "--check-expect", "--device", "cpu", "--size", "small"});
+  std::filesystem::remove(batch);
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("5 evaluated: OK 5"), std::string::npos) << r.output;
+}
+
 }  // namespace
 }  // namespace kernelrl

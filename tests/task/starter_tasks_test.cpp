@@ -48,24 +48,28 @@ TEST(StarterTasks, FortyOrMoreOperatorsOfOneShapeWithTenOrMoreHeldOut) {
   for (const auto& op : test_ops) EXPECT_FALSE(train_ops.count(op)) << op << " is in both splits";
 }
 
-// The shipped files are the generator's output: edit scripts/make_starter_tasks.py, not the tasks.
+// The shipped files (tasks and fixtures) are the generator's output: edit
+// scripts/make_starter_tasks.py, not the files.
 TEST(StarterTasks, AreWhatTheGeneratorWrites) {
-  const fs::path out = fs::temp_directory_path() / ("kernelrl-starter-" + std::to_string(::getpid()));
-  const std::string cmd = "python3 '" + (fs::path(KERNELRL_SOURCE_DIR) / "scripts" / "make_starter_tasks.py").string() +
-                          "' '" + out.string() + "' >/dev/null";
+  const fs::path root = fs::temp_directory_path() / ("kernelrl-starter-" + std::to_string(::getpid()));
+  const fs::path source = KERNELRL_SOURCE_DIR;
+  const std::string cmd =
+      "python3 '" + (source / "scripts" / "make_starter_tasks.py").string() + "' '" + root.string() + "' >/dev/null";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  int n = 0;
-  for (const auto& f : fs::directory_iterator(kStarter)) {
-    auto shipped = common::read_file(f.path(), 1 << 20);
-    auto made = common::read_file(out / f.path().filename(), 1 << 20);
-    ASSERT_TRUE(shipped && made) << f.path().filename() << " is not written by the generator";
-    EXPECT_EQ(*shipped, *made) << f.path().filename() << " differs from the generator's";
-    ++n;
+  for (const char* dir : {"tasks/starter", "tasks/fixtures/starter"}) {
+    std::size_t n_shipped = 0, n_made = 0;
+    for (const auto& f : fs::directory_iterator(source / dir)) {
+      auto shipped = common::read_file(f.path(), 1 << 20);
+      auto made = common::read_file(root / dir / f.path().filename(), 1 << 20);
+      ASSERT_TRUE(shipped && made) << dir << "/" << f.path().filename().string() << " is not written by the generator";
+      EXPECT_EQ(*shipped, *made) << dir << "/" << f.path().filename().string() << " differs from the generator's";
+      ++n_shipped;
+    }
+    for ([[maybe_unused]] const auto& f : fs::directory_iterator(root / dir)) ++n_made;
+    EXPECT_EQ(n_shipped, n_made) << dir << ": the generator writes files that are not shipped";
   }
-  std::size_t n_made = 0;
-  for ([[maybe_unused]] const auto& f : fs::directory_iterator(out)) ++n_made;
-  EXPECT_EQ(static_cast<std::size_t>(n), n_made) << "the generator writes files that are not shipped";
-  fs::remove_all(out);
+  EXPECT_TRUE(fs::exists(root / "tasks/fixtures/starter/001_abs.native.cu"));
+  fs::remove_all(root);
 }
 
 }  // namespace
