@@ -8,6 +8,9 @@
 #                                   one batch under each rule set (counts by status, candidates/min);
 #                                   cold compile through the engine. TASKS_CHECK_S=330 adds
 #                                   `kernelrl tasks check tasks` (JSON lines)
+#   scripts/gpu-check.sh final      the check of a commit to submit: build; GPU tests but the kernelbench
+#                                   corpus (GPU_TESTS_EXCLUDE); every example with --check-expect;
+#                                   the starter tasks' native fixtures (eager times of the tasks)
 #   scripts/gpu-check.sh kb         only the kernelbench format: the corpus, the examples' and the
 #                                   published-style candidates under each rule set (PUBLISHED_N caps
 #                                   the published set), then every shipped example
@@ -45,7 +48,7 @@ t0=$(date +%s)
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE="$python" \
   -Dpybind11_DIR="$($python -c 'import pybind11; print(pybind11.get_cmake_dir())')" \
   -DKERNELRL_EXTRA_INCLUDE="$PWD/.gpu-deps/include" >"$logs/build.log" 2>&1 &&
-  ninja -C build-gpu -k 0 -j16 $([ "$mode" != main ] && [ -z "${WITH_GPU_TESTS:-}" ] && echo kernelrl kernelrl_host_cc kernelrl_confine $([ "$mode" != kb ] && echo kernelrl_bench eval_device_screen_gpu_test)) >>"$logs/build.log" 2>&1
+  ninja -C build-gpu -k 0 -j16 $([ "$mode" != main ] && [ "$mode" != final ] && [ -z "${WITH_GPU_TESTS:-}" ] && echo kernelrl kernelrl_host_cc kernelrl_confine $([ "$mode" != kb ] && echo kernelrl_bench eval_device_screen_gpu_test)) >>"$logs/build.log" 2>&1
 rc=$?
 note "build: rc $rc in $(( $(date +%s) - t0 )) s"
 [ $rc -eq 0 ] || { tail -40 "$logs/build.log"; exit 1; }
@@ -116,7 +119,9 @@ PY
 }
 
 gpu_tests() {
-  (cd build-gpu && ctest -L gpu --output-on-failure -V) >"$logs/gpu-tests.log" 2>&1
+  # GPU_TESTS_EXCLUDE: a regex of tests left out (`final` leaves out the kernelbench corpus, whose
+  # cold builds alone take ~7 minutes; the kb mode runs the same corpus as batches).
+  (cd build-gpu && ctest -L gpu ${GPU_TESTS_EXCLUDE:+-E "$GPU_TESTS_EXCLUDE"} --output-on-failure -V) >"$logs/gpu-tests.log" 2>&1
   note "ctest -L gpu: rc $?"
   grep -E "^[0-9]+: (ladder|example|adversarial|rollout-gpu|kb-corpus) " "$logs/gpu-tests.log" | sed 's/^[0-9]*: //' | tee -a "$summary"
   grep -E "tests passed|tests failed|Failed|SKIPPED" "$logs/gpu-tests.log" | tee -a "$summary"
@@ -160,6 +165,25 @@ if [ "$mode" = main ]; then
     note "tasks check (all tasks, >= 100 us): rc $?, $(grep -c '"ok":true' "$out/tasks-check.jsonl") ok of $(wc -l <"$out/tasks-check.jsonl")"
     grep '"ok":false' "$out/tasks-check.jsonl" | head -20 | tee -a "$summary" || true
   fi
+elif [ "$mode" = final ]; then
+  # The check of a commit to submit, in one call: the GPU tests but the kernelbench corpus, the
+  # README's main job (every example, checked against its expected status, timed), the starter
+  # tasks' native fixtures.
+  GPU_TESTS_EXCLUDE="${GPU_TESTS_EXCLUDE:-KernelbenchCorpus}" gpu_tests
+  t1=$(date +%s)
+  timeout "${EXAMPLES_S:-300}" $bin eval --batch examples/manifest.json --check-expect --out "$out/examples.jsonl" >"$logs/examples.log" 2>&1
+  note "examples (all entries, --check-expect): rc $? in $(( $(date +%s) - t1 )) s"; tail -12 "$logs/examples.log" | tee -a "$summary"
+  $python -c 'import json; m = json.load(open("tasks/fixtures/starter/manifest.json")); json.dump([e for e in m if e.get("device") == "cuda"], open("/tmp/starter-native.json", "w"))'
+  t1=$(date +%s)
+  timeout "${STARTER_S:-240}" $bin eval --batch /tmp/starter-native.json --check-expect --out "$out/starter-native.jsonl" >"$logs/starter.log" 2>&1
+  note "starter native fixtures (full size, --check-expect): rc $? in $(( $(date +%s) - t1 )) s"; tail -3 "$logs/starter.log" | tee -a "$summary"
+  $python - "$out/starter-native.jsonl" <<'PY' | tee -a "$summary"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+ref = sorted(r.get("ref_runtime_us", 0) for r in rows if r.get("status") == "OK")
+if ref:
+    print(f"starter eager (reference) times: min {ref[0]:.1f} us, median {ref[len(ref) // 2]:.1f} us, max {ref[-1]:.1f} us over {len(ref)} tasks")
+PY
 elif [ "$mode" = kb ]; then
   # Only the kernelbench format: the corpus, the examples' kernelbench candidates and the
   # published-style set (PUBLISHED_N of them) under each rule set, then every shipped example.
