@@ -106,6 +106,20 @@ void compare_with_sampler(const std::vector<TrainingSample>& samples, const std:
   stats.sampler_logprob_diff_max = max;
 }
 
+// The mean of -log p over the response tokens of the samples `rows` under the old policy.
+double response_nll(const std::vector<TrainingSample>& samples, const std::vector<torch::Tensor>& old_logprobs,
+                    const std::vector<std::size_t>& rows) {
+  double sum = 0;
+  std::int64_t n = 0;
+  for (auto i : rows) {
+    const auto& s = samples[i];
+    if (!old_logprobs[i].defined()) continue;
+    sum -= old_logprobs[i].slice(0, static_cast<std::int64_t>(s.prompt.size()) - 1).sum().item<double>();
+    n += static_cast<std::int64_t>(s.response.size());
+  }
+  return n > 0 ? sum / static_cast<double>(n) : 0.0;
+}
+
 // The log-probs of the samples `rows` (each: its prompt + response - 1 targets, 0 on the prompt's)
 // under `model` without grad: the old policy's before this batch's updates, or the frozen
 // reference's. Other samples' entries stay undefined.
@@ -194,6 +208,7 @@ common::Expected<UpdateStats> update_policy(const UpdateModels& models, torch::o
     // the frozen reference's, for the KL term.
     const auto old_logprobs = frozen_logprobs(model, models.bf16_autocast, samples, trained, config, device);
     compare_with_sampler(samples, old_logprobs, stats);
+    stats.response_nll = response_nll(samples, old_logprobs, trained);
     std::vector<torch::Tensor> ref_logprobs;
     if (with_kl) {
       model::Transformer reference = models.reference;  // a handle: the module is shared

@@ -57,6 +57,9 @@ struct UpdateStats {
   // sampler log-probs: the training-inference mismatch (0 up to rounding when both agree).
   double sampler_logprob_diff_mean = 0;
   double sampler_logprob_diff_max = 0;
+  // Mean negative log-probability of the trained response tokens under the policy before the
+  // update, at config.temperature (the supervised warm start's loss).
+  double response_nll = 0;
 };
 
 // The models an update works with; the handles share the modules.

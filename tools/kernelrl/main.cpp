@@ -35,6 +35,7 @@
 #include "rollout/http_policy.hpp"
 #endif
 #include "doctor_command.hpp"
+#include "sft_command.hpp"
 #include "train_command.hpp"
 
 namespace {
@@ -483,6 +484,9 @@ int main(int argc, char** argv) {
   add_size_option(train_cmd, train_args.config.rollout.task_size);
   add_compile_options(train_cmd, a);
   add_engine_options(train_cmd, config);
+  cli::SftArgs sft_args;
+  auto* sft_cmd = cli::add_sft_command(app, sft_args);
+  add_size_option(sft_cmd, sft_args.config.tasks.task_size);
   cli::ConvertArgs convert_args;
   auto* convert_cmd = cli::add_convert_command(app, convert_args);
   cli::DoctorArgs doctor_args;
@@ -518,6 +522,7 @@ int main(int argc, char** argv) {
   }
   if (rollout_cmd->parsed()) return run_rollout(rollout_args, config, a);
   if (train_cmd->parsed()) return cli::run_train(train_args, [&] { return make_engine(config, a); });
+  if (sft_cmd->parsed()) return cli::run_sft(sft_args);
   if (convert_cmd->parsed()) return cli::run_convert(convert_args);
   if (doctor_cmd->parsed()) return cli::run_doctor(doctor_args, [&] { return make_engine(config, a); });
   if (show_cmd->parsed()) {
