@@ -3,8 +3,9 @@
 # Python with torch (Debian's python3-torch and libtorch-dev, CPU), pybind11, nlohmann-json, CLI11,
 # xxHash, GoogleTest, cpp-httplib, PCRE2, Chart.js (which `kernelrl report` inlines into its HTML
 # file) and OpenBLAS (libopenblas0-openmp: Debian's libtorch calls the BLAS of libblas.so.3, which
-# without it is the reference implementation, about 30x slower for the model's matmuls on the CPU;
-# the OpenMP build shares torch's threads instead of starting its own).
+# without it is the reference implementation: the default model's prompt reading is 18x and its
+# sampling 6x slower on the CPU, bench/blas_sampling.sh; the OpenMP build shares torch's threads
+# instead of starting its own).
 # The CUDA toolkit (nvcc) is expected to be installed already; without it only host candidates work.
 # Then the default policy model (scripts/fetch-default-model.sh), unless --no-model.
 set -euo pipefail
