@@ -146,8 +146,8 @@ Report compute_report(const std::vector<TurnRecord>& records, const MetricsConfi
 }
 
 common::Expected<Report> report_from_run(const std::filesystem::path& run_dir_or_jsonl, const MetricsConfig& config) {
-  const auto path = trajectory_file_path(run_dir_or_jsonl);
-  auto file = read_trajectory_file(path);
+  const auto path = trajectory::trajectory_file_path(run_dir_or_jsonl);
+  auto file = trajectory::read_trajectory_file(path, trajectory::Detail::WITHOUT_TEXT);
   if (!file) return file.error();
   if (file->records.empty()) return common::make_error(path.string() + ": holds no turn records");
   Report report = compute_report(file->records, config);

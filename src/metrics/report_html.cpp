@@ -74,12 +74,12 @@ std::string drill_down(const std::vector<TurnRecord>& turns) {
       out += "<details><summary>trajectory " + std::to_string(index) + "</summary>\n<table>\n"
              "<tr><th>turn</th><th>status</th><th>score</th><th>speedup</th><th>feedback</th></tr>\n";
       for (const TurnRecord* t : list) {
-        out += "<tr><td>" + std::to_string(t->turn) + "</td><td>" + escape_html(t->status) + "</td><td>" +
+        out += "<tr><td>" + std::to_string(t->turn) + "</td><td>" + escape_html(t->status()) + "</td><td>" +
                fixed(t->score, 3) + "</td><td>" + (t->speedup ? fixed(*t->speedup, 2) + "x" : "-") +
-               "</td><td class=\"feedback\">" + escape_html(t->feedback) + "</td></tr>\n";
-        if (!t->code.empty()) {
+               "</td><td class=\"feedback\">" + escape_html(t->feedback()) + "</td></tr>\n";
+        if (t->code && !t->code->empty()) {
           out += "<tr><td></td><td colspan=\"4\"><details><summary>code, turn " + std::to_string(t->turn) +
-                 "</summary><pre>" + escape_html(t->code) + "</pre></details></td></tr>\n";
+                 "</summary><pre>" + escape_html(*t->code) + "</pre></details></td></tr>\n";
         }
       }
       out += "</table></details>\n";

@@ -7,9 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "metrics/trajectory_file.hpp"
+#include "trajectory/reader.hpp"
 
 namespace kernelrl::metrics {
+
+// The metrics read trajectory records (trajectory/record.hpp) as they are.
+using trajectory::TurnRecord;
 
 struct Trajectory {
   int index = 0;                  // the record's `trajectory`

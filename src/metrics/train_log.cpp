@@ -1,5 +1,5 @@
 // read_train_log: parse each line, keep the last line per step, collect the numeric keys. A bad
-// line is only forgiven when nothing follows it, as in read_trajectory_file.
+// line is only forgiven when nothing follows it, as in trajectory::read_trajectory_file.
 #include "metrics/train_log.hpp"
 
 #include <algorithm>

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "rl/rewards.hpp"
-#include "rollout/turn_record.hpp"
+#include "rollout/finished_turn.hpp"
 
 namespace kernelrl::rollout {
 

@@ -12,17 +12,13 @@
 
 #include "common/expected.hpp"
 #include "rollout/prompt.hpp"
+#include "trajectory/record.hpp"
 
 namespace kernelrl::rollout {
 
-struct PolicyResponse {
-  std::string content;                                // the full message text (may hold <think> tags)
-  std::string reasoning;                              // a separate reasoning field, "" when none
-  std::string finish_reason;                          // "stop", "length", ...
-  std::optional<std::vector<std::int64_t>> token_ids; // sampled token ids, when the policy exposes them
-  std::optional<std::vector<double>> logprobs;        // log-probability of each sampled token, when returned
-  double latency_ms = 0;                              // wall time of the call, retries included
-};
+// A policy's answer, as the trajectory records it (content, reasoning, finish reason, tokens,
+// log-probs, latency).
+using PolicyResponse = trajectory::Response;
 
 class Policy {
  public:

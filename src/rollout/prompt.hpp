@@ -15,13 +15,12 @@
 #include "common/expected.hpp"
 #include "common/status.hpp"
 #include "eval/result.hpp"
+#include "trajectory/record.hpp"
 
 namespace kernelrl::rollout {
 
-struct Message {
-  std::string role;  // "system" or "user"
-  std::string content;
-};
+// A prompt message, as the trajectory records it.
+using Message = trajectory::Message;
 
 struct PromptTemplates {
   std::string system, base, format_rules, one_shot, attempt, previous_attempts, restart;

@@ -7,6 +7,7 @@
 #include "common/fs.hpp"
 #include "common/provenance.hpp"
 #include "rollout/settings.hpp"
+#include "trajectory/reader.hpp"
 
 namespace kernelrl::rollout {
 
@@ -73,7 +74,7 @@ const json& at_path(const json& j, const std::string& path) {
 }  // namespace
 
 fs::path run_json_path(const fs::path& out_dir) { return out_dir / "run.json"; }
-fs::path trajectories_path(const fs::path& out_dir) { return out_dir / "trajectories.jsonl"; }
+fs::path trajectories_path(const fs::path& out_dir) { return out_dir / trajectory::kFileName; }
 
 fs::path candidate_path(const fs::path& out_dir, common::Format format, const std::string& task_id, int trajectory,
                         int turn) {

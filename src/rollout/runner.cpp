@@ -8,21 +8,26 @@
 #include <atomic>
 #include <map>
 #include <thread>
+#include <tuple>
+#include <vector>
 
 #include "common/crash_report.hpp"
 #include "common/progress.hpp"
 #include "rollout/credit.hpp"
 #include "rollout/run_dir.hpp"
 #include "rollout/task_set.hpp"
-#include "rollout/trajectory_log.hpp"
-#include "rollout/turn_record.hpp"
+#include "rollout/finished_turn.hpp"
 #include "rollout/turn_step.hpp"
 #include "rollout/unit_queue.hpp"
+#include "trajectory/log.hpp"
+#include "trajectory/reader.hpp"
 
 namespace kernelrl::rollout {
 
 using common::Expected;
 using common::make_error;
+using trajectory::TurnOutcome;
+using trajectory::TurnRecord;
 
 namespace {
 
@@ -39,8 +44,9 @@ struct TaskState {
 class RunState {
  public:
   RunState(const RolloutConfig& config, const PromptTemplates& templates, Policy& policy, Evaluator& evaluator,
-           std::optional<TokenBudget> token_budget, TrajectoryLog& log, std::vector<RolloutTask> tasks)
-      : config_(config), context_{config, templates, policy, evaluator, std::move(token_budget)}, log_(log) {
+           std::optional<TokenBudget> token_budget, trajectory::TrajectoryLog& log, std::vector<RolloutTask> tasks,
+           std::vector<TurnRecord>* kept)
+      : config_(config), context_{config, templates, policy, evaluator, std::move(token_budget)}, log_(log), kept_(kept) {
     for (auto& task : tasks) {
       TaskState s;
       s.task = std::move(task);
@@ -52,18 +58,12 @@ class RunState {
     }
   }
 
-  // Takes in the records of an earlier run: finished turns, then whether their updates are all there.
-  common::Fallible load(const std::vector<nlohmann::json>& records, RolloutSummary& summary) {
-    for (std::size_t i = 0; i < records.size(); ++i) {
-      const std::string where = "trajectories.jsonl record " + std::to_string(i + 1) + ": ";
-      if (is_update(records[i])) {
-        if (auto* turn = find(records[i].value("task", ""), records[i].value("trajectory", -1), records[i].value("turn", 0))) {
-          turn->credited = records[i].contains("return") && records[i]["return"].is_number() &&
-                           records[i].contains("advantage") && records[i]["advantage"].is_number();
-        }
-        continue;
-      }
-      auto turn = read_finished_turn(records[i]);
+  // Takes in the records of an earlier run (updates applied): finished turns, and whether each is credited.
+  common::Fallible load(trajectory::TrajectoryFile earlier, RolloutSummary& summary) {
+    for (auto& record : earlier.records) {
+      const std::string where = earlier.path.string() + ": " + record.task + ", trajectory " +
+                                std::to_string(record.trajectory) + ", turn " + std::to_string(record.turn) + ": ";
+      auto turn = finished_turn(record);
       if (!turn) return make_error(where + turn.error().message);
       if (!index_of_.count(turn->task)) return make_error(where + "task " + turn->task + " is not one of this run's tasks");
       auto& slots = tasks_[index_of_[turn->task]].turns;
@@ -74,8 +74,9 @@ class RunState {
                           std::to_string(config_.n_trajectories) + " x " + std::to_string(config_.n_turns));
       }
       auto& slot = slots[static_cast<std::size_t>(turn->ref.trajectory)][static_cast<std::size_t>(turn->ref.turn - 1)];
-      if (!slot) ++summary.n_turns_found;
+      ++summary.n_turns_found;  // the reader kept one record per turn
       slot = std::move(*turn);
+      keep(std::move(record));
     }
     for (auto& task : tasks_) {
       task.credited = true;
@@ -117,14 +118,11 @@ class RunState {
   }
 
  private:
-  FinishedTurn* find(const std::string& task, int trajectory, int turn) {
-    auto it = index_of_.find(task);
-    if (it == index_of_.end() || trajectory < 0 || trajectory >= config_.n_trajectories || turn < 1 ||
-        turn > config_.n_turns) {
-      return nullptr;
-    }
-    auto& slot = tasks_[it->second].turns[static_cast<std::size_t>(trajectory)][static_cast<std::size_t>(turn - 1)];
-    return slot ? &*slot : nullptr;
+  // Keeps `record` for the caller, when asked to. Caller holds mutex_ (or runs alone).
+  void keep(TurnRecord record) {
+    if (!kept_) return;
+    kept_index_[{record.task, record.trajectory, record.turn}] = kept_->size();
+    kept_->push_back(std::move(record));
   }
 
   // The attempts a turn continuing `from` shows, oldest first. Caller holds mutex_.
@@ -167,29 +165,32 @@ class RunState {
       auto record = run_turn(context_, {task.task, unit.trajectory, turn, parent, std::move(previous)});
       if (!record) return fail(task.task.path.string() + ", trajectory " + std::to_string(unit.trajectory) + ", turn " +
                                std::to_string(turn) + ": " + record.error().message);
-      if (auto written = log_.append(to_json(*record)); !written) return fail(written.error().message);
+      if (auto written = log_.append(*record); !written) return fail(written.error().message);
+      auto finished = finished_turn(*record);
+      if (!finished) return fail(finished.error().message);
       std::string suffix;
       {
         std::lock_guard<std::mutex> lock(mutex_);
-        task.turns[j][t] = finished_turn(*record);
+        task.turns[j][t] = std::move(*finished);
         ++summary_.n_turns_run;
         summary_.n_correct_run += record->correct ? 1 : 0;
-        summary_.n_parse_errors_run += record->parse_error ? 1 : 0;
-        summary_.n_policy_errors_run += record->policy_error ? 1 : 0;
-        summary_.n_prompts_too_long_run += record->prompt_error ? 1 : 0;
+        summary_.n_parse_errors_run += record->outcome == TurnOutcome::PARSE_ERROR ? 1 : 0;
+        summary_.n_policy_errors_run += record->outcome == TurnOutcome::POLICY_ERROR ? 1 : 0;
+        summary_.n_prompts_too_long_run += record->outcome == TurnOutcome::PROMPT_TOO_LONG ? 1 : 0;
         suffix = "correct " + std::to_string(summary_.n_correct_run) + "  unparsable " +
                  std::to_string(summary_.n_parse_errors_run);
         if (summary_.n_policy_errors_run > 0) suffix += "  no response " + std::to_string(summary_.n_policy_errors_run);
         if (summary_.n_prompts_too_long_run > 0) suffix += "  too long " + std::to_string(summary_.n_prompts_too_long_run);
-        if (record->prompt_error) {
+        if (record->outcome == TurnOutcome::PROMPT_TOO_LONG) {
           // The policy was not asked: this says nothing about the server.
-        } else if (!record->policy_error) {
+        } else if (record->outcome != TurnOutcome::POLICY_ERROR) {
           consecutive_policy_failures_ = 0;
         } else if (++consecutive_policy_failures_ >= config_.max_policy_failures) {
           fail_locked("the policy gave no response to " + std::to_string(consecutive_policy_failures_) +
                       " turns in a row (max policy failures " + std::to_string(config_.max_policy_failures) +
-                      "); the server looks down; last: " + *record->policy_error);
+                      "); the server looks down; last: " + record->error);
         }
+        keep(std::move(*record));
       }
       bar_->set_suffix(std::move(suffix));
       bar_->advance(1, task.task.id);
@@ -263,8 +264,9 @@ class RunState {
       for (std::size_t t = 0; t < task.turns[j].size(); ++t) {
         const TurnRef ref{static_cast<int>(j), static_cast<int>(t + 1)};
         if (!credit.returns[j][t] || !credit.advantages[j][t]) continue;  // unanswered: nothing to credit
-        auto written = log_.append(update_json(task.task.path.string(), ref, *credit.returns[j][t], *credit.advantages[j][t]));
-        if (!written) return fail_locked(written.error().message);
+        const trajectory::TurnUpdate update{task.task.path.string(), ref, credit.returns[j][t], credit.advantages[j][t]};
+        if (auto written = log_.append(update); !written) return fail_locked(written.error().message);
+        if (kept_) trajectory::apply(update, (*kept_)[kept_index_.at({update.task, ref.trajectory, ref.turn})]);
       }
     }
     task.credited = true;
@@ -273,7 +275,9 @@ class RunState {
 
   const RolloutConfig& config_;
   const TurnContext context_;
-  TrajectoryLog& log_;
+  trajectory::TrajectoryLog& log_;
+  std::vector<TurnRecord>* kept_;  // every finished turn's record, when the caller asked for them
+  std::map<std::tuple<std::string, int, int>, std::size_t> kept_index_;  // (task, trajectory, turn) -> index in kept_
   std::vector<TaskState> tasks_;
   std::map<std::string, std::size_t> index_of_;  // task path as recorded -> index into tasks_
   UnitQueue queue_;
@@ -296,7 +300,7 @@ RolloutRunner::RolloutRunner(RolloutConfig config, Policy& policy, eval::Engine&
 RolloutRunner::RolloutRunner(RolloutConfig config, Policy& policy, Evaluator& evaluator)
     : config_(std::move(config)), policy_(policy), evaluator_(evaluator) {}
 
-Expected<RolloutSummary> RolloutRunner::run() {
+Expected<RolloutSummary> RolloutRunner::run(std::vector<TurnRecord>* records) {
   auto config = resolve(config_);
   if (!config) return config.error();
   auto tasks = load_tasks(config->tasks, config->split, config->task_size);
@@ -308,17 +312,18 @@ Expected<RolloutSummary> RolloutRunner::run() {
   if (!budget) return budget.error();
   auto resumed = open_run_dir(config->out_dir, make_run_json(*config, policy_.describe(), evaluator_.device()));
   if (!resumed) return resumed.error();
-  auto earlier = load_and_repair(trajectories_path(config->out_dir));
+  auto earlier = trajectory::load_and_repair(trajectories_path(config->out_dir));
   if (!earlier) return earlier.error();
-  auto log = TrajectoryLog::open(trajectories_path(config->out_dir));
+  auto log = trajectory::TrajectoryLog::open(trajectories_path(config->out_dir));
   if (!log) return log.error();
 
   RolloutSummary summary;
   summary.resumed = *resumed;
   summary.n_tasks = static_cast<int>(tasks->size());
   summary.n_turns_total = summary.n_tasks * config->n_trajectories * config->n_turns;
-  RunState state(*config, *templates, policy_, evaluator_, std::move(*budget), **log, std::move(*tasks));
-  if (auto loaded = state.load(earlier->records, summary); !loaded) return loaded.error();
+  if (records) records->clear();
+  RunState state(*config, *templates, policy_, evaluator_, std::move(*budget), **log, std::move(*tasks), records);
+  if (auto loaded = state.load(std::move(*earlier), summary); !loaded) return loaded.error();
   return state.run(summary);
 }
 

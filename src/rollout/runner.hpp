@@ -12,6 +12,7 @@
 #include "rollout/evaluator.hpp"
 #include "rollout/policy.hpp"
 #include "rollout/rollout_config.hpp"
+#include "trajectory/record.hpp"
 
 namespace kernelrl::rollout {
 
@@ -41,7 +42,10 @@ class RolloutRunner {
   // not evaluate, disk full, or config.max_policy_failures consecutive turns the policy gave no
   // response to), after which the turns in flight finish and are kept so that rerunning resumes.
   // A single turn the policy fails is a finished turn with `policy_error` and score 0.
-  common::Expected<RolloutSummary> run();
+  // When `records` is given it receives every finished turn's record of the run directory (what
+  // reading trajectories.jsonl back gives: returns and advantages applied), earlier runs' first in
+  // file order, then this run's in the order they finished; on an Error, those finished so far.
+  common::Expected<RolloutSummary> run(std::vector<trajectory::TurnRecord>* records = nullptr);
 
  private:
   RolloutConfig config_;

@@ -39,9 +39,10 @@ common::Expected<std::optional<TokenBudget>> token_budget(const PromptConfig& co
   return budget;
 }
 
-common::Expected<TurnRecord> run_turn(const TurnContext& context, const TurnInput& input) {
+common::Expected<trajectory::TurnRecord> run_turn(const TurnContext& context, const TurnInput& input) {
+  using trajectory::TurnOutcome;
   const RolloutConfig& config = context.config;
-  TurnRecord r;
+  trajectory::TurnRecord r;
   r.task = input.task.path.string();
   r.task_id = input.task.id;
   r.level = input.task.level;
@@ -55,7 +56,8 @@ common::Expected<TurnRecord> run_turn(const TurnContext& context, const TurnInpu
                                     context.token_budget ? &*context.token_budget : nullptr);
   r.messages = std::move(prompt.messages);
   if (!prompt.fits) {  // the policy would refuse it: not the model's failure, so not its outcome
-    r.prompt_error = "the prompt takes " + std::to_string(*prompt.n_tokens) +
+    r.outcome = TurnOutcome::PROMPT_TOO_LONG;
+    r.error = "the prompt takes " + std::to_string(*prompt.n_tokens) +
                      " tokens without any earlier attempt, more than the budget of " +
                      std::to_string(context.token_budget->max_tokens) + " (the context less the response's room)";
     return r;
@@ -63,7 +65,8 @@ common::Expected<TurnRecord> run_turn(const TurnContext& context, const TurnInpu
 
   auto response = context.policy.generate(r.messages);
   if (!response) {  // a finished turn without a response: score 0, the trajectory goes on
-    r.policy_error = response.error().message;
+    r.outcome = TurnOutcome::POLICY_ERROR;
+    r.error = response.error().message;
     r.score = 0;
     return r;
   }
@@ -72,7 +75,8 @@ common::Expected<TurnRecord> run_turn(const TurnContext& context, const TurnInpu
   const ParsedResponse parsed = parse_response(r.response.content, r.response.reasoning, config.format, config.lenient_parse);
   if (r.response.reasoning.empty()) r.response.reasoning = parsed.thoughts;  // thoughts from <think> tags
   if (!parsed.ok) {
-    r.parse_error = parsed.error;
+    r.outcome = TurnOutcome::PARSE_ERROR;
+    r.error = parsed.error;
     r.score = 0;
     return r;
   }
@@ -83,7 +87,8 @@ common::Expected<TurnRecord> run_turn(const TurnContext& context, const TurnInpu
   r.correct = result->correct;
   if (r.correct && result->speedup > 0) r.speedup = result->speedup;
   r.score = rl::score(r.correct, r.speedup.value_or(0.0), config.score);
-  r.result = std::move(*result);
+  r.outcome = TurnOutcome::EVALUATED;
+  r.result = nlohmann::json(*result);
   return r;
 }
 

@@ -11,7 +11,8 @@
 #include "rollout/prompt.hpp"
 #include "rollout/rollout_config.hpp"
 #include "rollout/task_set.hpp"
-#include "rollout/turn_record.hpp"
+#include "rollout/finished_turn.hpp"
+#include "trajectory/record.hpp"
 
 namespace kernelrl::rollout {
 
@@ -37,10 +38,10 @@ struct TurnInput {
 };
 
 // Runs one turn; the record's return and advantage stay empty. A prompt over the token budget even
-// without earlier attempts is never sent: the record has `prompt_error`, score 0, and is credited
-// with nothing. A parse error scores 0 and is not evaluated. A policy that fails after its retries gives a record with `policy_error` set and
-// score 0 (the runner counts consecutive ones). An Error (candidate not writable, engine could
+// without earlier attempts is never sent: outcome PROMPT_TOO_LONG, score 0, credited with nothing.
+// A parse error (PARSE_ERROR) scores 0 and is not evaluated. A policy that fails after its retries
+// gives POLICY_ERROR and score 0 (the runner counts consecutive ones). An Error (candidate not writable, engine could
 // not evaluate) means no turn happened. Thread-safe when the policy and the evaluator are.
-common::Expected<TurnRecord> run_turn(const TurnContext& context, const TurnInput& input);
+common::Expected<trajectory::TurnRecord> run_turn(const TurnContext& context, const TurnInput& input);
 
 }  // namespace kernelrl::rollout

@@ -6,19 +6,9 @@
 
 #include "common/crash_report.hpp"
 #include "model/autocast.hpp"
+#include "train/episodes.hpp"
 
 namespace kernelrl::train {
-
-namespace {
-
-std::vector<tokenizer::ChatMessage> chat_messages(const std::vector<rollout::Message>& messages) {
-  std::vector<tokenizer::ChatMessage> out;
-  out.reserve(messages.size());
-  for (const auto& m : messages) out.push_back({m.role, m.content});
-  return out;
-}
-
-}  // namespace
 
 LocalPolicy::LocalPolicy(PolicyModel& policy, LocalPolicyConfig config)
     : policy_(policy), config_(std::move(config)), sampling_(config_.sampling) {

@@ -129,7 +129,7 @@ common::Fallible save_step(const TrainConfig& c, PolicyModel& policy, torch::opt
   return common::Ok{};
 }
 
-json step_metrics(int step, const std::vector<Episode>& episodes, const UpdateStats& u, double rollout_s, double update_s,
+json step_metrics(int step, const std::vector<trajectory::TurnRecord>& episodes, const UpdateStats& u, double rollout_s, double update_s,
                   int n_batches) {
   double reward = 0, reward_max = 0, correct = 0, speedup = 0, tokens = 0, degenerate = 0;
   int n_answered = 0;  // the model's outcomes: prompts over the context were never its to answer
@@ -139,8 +139,8 @@ json step_metrics(int step, const std::vector<Episode>& episodes, const UpdateSt
     reward += e.score;
     reward_max = std::max(reward_max, e.score);
     correct += e.correct;
-    speedup += e.correct ? e.speedup : 0;
-    tokens += static_cast<double>(e.response_ids.size());
+    speedup += e.correct ? e.speedup.value_or(0.0) : 0;
+    tokens += static_cast<double>(e.response.token_ids ? e.response.token_ids->size() : 0);
     degenerate += is_degenerate(e);
   }
   const double n = std::max<double>(1, n_answered);
@@ -230,15 +230,15 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
     sampler.reseed(config.seed + 7919ull * step);
     const auto t0 = std::chrono::steady_clock::now();
     const int batches_before = sampler.n_batches();
-    auto rolled = rollout::RolloutRunner(rc, sampler, scorer).run();
+    std::vector<trajectory::TurnRecord> episodes;  // the step's records, a resumed step's earlier ones included
+    auto rolled = rollout::RolloutRunner(rc, sampler, scorer).run(&episodes);
     if (!rolled) return make_error("step " + std::to_string(step + 1) + ": rollout: " + rolled.error().message);
     const double rollout_s = seconds_since(t0);
-    auto episodes = read_episodes(rc.out_dir);
-    if (!episodes) return episodes.error();
     std::vector<TrainingSample> samples;
-    for (const auto& e : *episodes) {
-      if (!e.advantage || e.response_ids.empty()) continue;
-      samples.push_back({policy->prompt_ids(e.messages), e.response_ids, *e.advantage, e.response_logprobs});
+    for (const auto& e : episodes) {
+      if (!e.advantage || !e.response.token_ids || e.response.token_ids->empty()) continue;
+      samples.push_back({policy->prompt_ids(chat_messages(e.messages)), *e.response.token_ids, *e.advantage,
+                         e.response.logprobs.value_or(std::vector<double>{})});
     }
     std::fprintf(stderr, "step %d/%d: rollout done in %.1f s; updating on %zu samples\n", step + 1, config.n_steps,
                  rollout_s, samples.size());
@@ -253,7 +253,7 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
       return make_error("step " + std::to_string(step + 1) + ": checkpoint: " + s.error().message);
     }
     state = read_state(config.run_dir);
-    json metrics = step_metrics(step + 1, *episodes, *stats, rollout_s, update_s, sampler.n_batches() - batches_before);
+    json metrics = step_metrics(step + 1, episodes, *stats, rollout_s, update_s, sampler.n_batches() - batches_before);
     {
       std::ofstream log(config.run_dir / "train_log.jsonl", std::ios::app);
       log << metrics.dump() << "\n";

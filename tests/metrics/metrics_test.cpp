@@ -139,12 +139,24 @@ TEST(metrics_group, ByLevelAndSplit) {
 
 TEST(metrics_group, KsStopAtTheSmallestTaskAndShortTasksKeepTheirLastTurn) {
   // Task a: 4 trajectories of 3 turns; task b: 2 trajectories of 1 turn.
+  auto record = [](const std::string& task, int trajectory, int turn, bool correct, std::optional<double> speedup) {
+    TurnRecord r;
+    r.task = task;
+    r.task_id = task.substr(0, task.size() - 3);
+    r.level = 1;
+    r.split = "train";
+    r.trajectory = trajectory;
+    r.turn = turn;
+    r.correct = correct;
+    r.speedup = speedup;
+    return r;
+  };
   std::vector<TurnRecord> records;
   for (int i = 0; i < 4; ++i) {
-    for (int turn = 1; turn <= 3; ++turn) records.push_back({"a.py", "a", 1, "train", i, turn, turn == 3, 2.0, {}, {}, "", "", "", 0});
+    for (int turn = 1; turn <= 3; ++turn) records.push_back(record("a.py", i, turn, turn == 3, 2.0));
   }
-  records.push_back({"b.py", "b", 1, "train", 0, 1, true, 1.0, {}, {}, "", "", "", 0});
-  records.push_back({"b.py", "b", 1, "train", 1, 1, false, {}, {}, {}, "", "", "", 0});
+  records.push_back(record("b.py", 0, 1, true, 1.0));
+  records.push_back(record("b.py", 1, 1, false, std::nullopt));
   Report r = compute_report(records);
   expect_ks(r.overall.pass_at_k, {{1, (1 + 0.5) / 2}, {2, 1.0}});
   expect_turns(r.overall.by_turn, {{1, 0.25, 0.25}, {2, 0.25, 0.25}, {3, 0.75, 1.25}});

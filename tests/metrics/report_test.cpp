@@ -164,12 +164,11 @@ TEST(metrics_report_html, DrillsDownToEachTrajectorysTurnsWithEscapedCode) {
   wrong.trajectory = 3;
   wrong.turn = 1;
   wrong.code = "__global__ void k() { if (a < b && c > d) {} }";
-  wrong.status = "WRONG_OUTPUT";
-  wrong.feedback = "output 0: 12 of 1024 elements differ";
+  wrong.outcome = trajectory::TurnOutcome::EVALUATED;
+  wrong.result = nlohmann::json{{"status", "WRONG_OUTPUT"}, {"error", {{"message", "output 0: 12 of 1024 elements differ"}}}};
   TurnRecord right = wrong;
   right.turn = 2;
-  right.status = "OK";
-  right.feedback.clear();
+  right.result = nlohmann::json{{"status", "OK"}};
   right.score = 1.8;
   right.speedup = 1.5;
   report.turns = {right, wrong};  // out of order on purpose

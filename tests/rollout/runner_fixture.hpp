@@ -81,8 +81,9 @@ class RolloutRun : public ::testing::Test {
     return c;
   }
 
-  static common::Expected<RolloutSummary> run(const RolloutConfig& c, Policy& policy) {
-    return rollout::RolloutRunner(c, policy, *engine_).run();
+  static common::Expected<RolloutSummary> run(const RolloutConfig& c, Policy& policy,
+                                              std::vector<trajectory::TurnRecord>* records = nullptr) {
+    return rollout::RolloutRunner(c, policy, *engine_).run(records);
   }
 
   static inline std::unique_ptr<eval::Engine> engine_;

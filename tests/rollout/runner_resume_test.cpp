@@ -5,6 +5,7 @@
 
 #include "metrics/metrics.hpp"
 #include "runner_fixture.hpp"
+#include "trajectory/reader.hpp"
 
 namespace kernelrl::rollout::testing {
 namespace {
@@ -31,7 +32,8 @@ TEST_F(RolloutRun, ResumeAfterAKillRedoesNoFinishedTurn) {
   cut_after(out / "trajectories.jsonl", 3);
 
   auto second = wrong_then_correct();
-  auto summary = run(c, second);
+  std::vector<trajectory::TurnRecord> kept;
+  auto summary = run(c, second, &kept);
   ASSERT_TRUE(summary) << summary.error().message;
   EXPECT_TRUE(summary->resumed);
   EXPECT_EQ(second.n_calls(), 1);  // only trajectory 1's turn 2
@@ -51,6 +53,16 @@ TEST_F(RolloutRun, ResumeAfterAKillRedoesNoFinishedTurn) {
   EXPECT_NE(prompt.find(feedback_line(std::nullopt, after.turn(1, 1)["result"].get<eval::EvalResult>())),
             std::string::npos);
   EXPECT_EQ(after.turn(1, 2)["correct"], true);
+
+  // What the trainer takes in memory is what the file reads back, the earlier run's turns included.
+  auto file = trajectory::read_trajectory_file(out / "trajectories.jsonl");
+  ASSERT_TRUE(file) << file.error().message;
+  ASSERT_EQ(kept.size(), 4u);
+  ASSERT_EQ(file->records.size(), 4u);
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    EXPECT_EQ(trajectory::to_json(kept[i]), trajectory::to_json(file->records[i])) << "record " << i;
+    EXPECT_TRUE(kept[i].advantage.has_value()) << "record " << i;
+  }
 
   auto report = metrics::report_from_run(out);
   ASSERT_TRUE(report) << report.error().message;

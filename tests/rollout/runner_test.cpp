@@ -99,9 +99,14 @@ TEST_F(RolloutRun, AResponseWithoutCodeIsAParseErrorScoredZeroAndNotEvaluated) {
   auto policy = ScriptedPolicy::from_list({"I would tile the rows over threads."});
   auto c = config(out, 1, 2);
   c.strategy = Strategy::SERIAL;
-  auto summary = run(c, policy);
+  std::vector<trajectory::TurnRecord> kept;
+  auto summary = run(c, policy, &kept);
   ASSERT_TRUE(summary) << summary.error().message;
   EXPECT_EQ(summary->n_parse_errors_run, 2);
+  ASSERT_EQ(kept.size(), 2u);  // the records in memory carry the typed outcome and the update
+  EXPECT_EQ(kept[0].outcome, trajectory::TurnOutcome::PARSE_ERROR);
+  EXPECT_EQ(kept[0].error, "no ```cpp code block found");
+  EXPECT_EQ(kept[1].return_, 0.0);
   const RunRecords records = read_run(out);
   ASSERT_EQ(records.n_turn_lines, 2);
   const json& first = records.turn(0, 1);

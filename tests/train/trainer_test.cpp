@@ -206,6 +206,41 @@ TEST(Trainer, TheKlTermIsMeasuredAgainstTheStartingPolicy) {
   fs::remove_all(root);
 }
 
+// A step killed mid-rollout (before its update) resumes: the rollout keeps the turns the file holds
+// and runs the rest, and the update and the step log take all of them, the earlier run's included
+// (the trainer takes the step's records from the rollout, not from reading the file back).
+TEST(Trainer, AStepKilledMidRolloutTrainsOnAllItsTurnsWhenResumed) {
+  const fs::path root = scratch() / "killed-step";
+  TrainConfig c = tiny_run(root);
+  c.n_steps = 1;
+  ASSERT_TRUE(run_training(c, nullptr));
+  const fs::path step = c.run_dir / "steps/step-00001";
+  ASSERT_EQ(count_lines(step / "trajectories.jsonl"), 16);  // 8 turns, 8 updates
+  // Keep the step's run.json and its first three turns, with half of the fourth: as if killed.
+  const fs::path kept = root / "kept-step";
+  fs::copy(step, kept, fs::copy_options::recursive);
+  fs::remove_all(c.run_dir);
+  fs::create_directories(step.parent_path());
+  fs::copy(kept, step, fs::copy_options::recursive);
+  {
+    std::ifstream in(kept / "trajectories.jsonl");
+    std::ofstream out(step / "trajectories.jsonl", std::ios::trunc);
+    std::string line;
+    for (int i = 0; i < 3 && std::getline(in, line); ++i) out << line << "\n";
+    std::getline(in, line);
+    out << line.substr(0, line.size() / 2);
+  }
+
+  auto resumed = run_training(c, nullptr);
+  ASSERT_TRUE(resumed) << resumed.error().message;
+  EXPECT_EQ(resumed->steps_done_before, 0);
+  auto log = read_log(c.run_dir / "train_log.jsonl");
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_EQ(log[0]["n_episodes"], 8);  // 3 from the killed run, 5 from this one
+  EXPECT_EQ(count_lines(step / "trajectories.jsonl"), 16);
+  fs::remove_all(root);
+}
+
 // A model whose context cannot hold the task's prompt: no turn is sent (before, each was a policy
 // error scored 0, and eight in a row stopped the step as if a server were down); the step
 // finishes, trains on nothing, and says how many prompts did not fit.

@@ -1,12 +1,12 @@
 // Reading trajectories.jsonl: updates applied, a truncated last line forgiven, every other fault
-// an Error naming file and line.
-#include "metrics/trajectory_file.hpp"
+// an Error naming file and line; files of earlier versions read as well.
+#include "trajectory/reader.hpp"
 
 #include <gtest/gtest.h>
 
-#include "metrics_test_util.hpp"
+#include "trajectory_test_util.hpp"
 
-namespace kernelrl::metrics {
+namespace kernelrl::trajectory {
 namespace {
 
 using testing::data_file;
@@ -21,7 +21,7 @@ const TurnRecord* find(const TrajectoryFile& file, const std::string& task_id, i
   return nullptr;
 }
 
-TEST(metrics_trajectory_file, ReadsTheHandMadeRun) {
+TEST(TrajectoryReader, ReadsTheHandMadeRun) {
   auto file = read_trajectory_file(data_file());
   ASSERT_TRUE(file) << file.error().message;
   EXPECT_EQ(file->records.size(), 24u);
@@ -39,7 +39,7 @@ TEST(metrics_trajectory_file, ReadsTheHandMadeRun) {
   EXPECT_FALSE(conv->speedup.has_value());
 }
 
-TEST(metrics_trajectory_file, AppliesUpdateRecords) {
+TEST(TrajectoryReader, AppliesUpdateRecords) {
   auto file = read_trajectory_file(data_file());
   ASSERT_TRUE(file) << file.error().message;
   const TurnRecord* updated = find(*file, "001_relu", 0, 1);
@@ -50,7 +50,7 @@ TEST(metrics_trajectory_file, AppliesUpdateRecords) {
   EXPECT_FALSE(find(*file, "001_relu", 0, 2)->return_.has_value());
 }
 
-TEST(metrics_trajectory_file, IgnoresATruncatedLastLineWithAWarning) {
+TEST(TrajectoryReader, IgnoresATruncatedLastLineWithAWarning) {
   auto file = read_trajectory_file(data_file());
   ASSERT_TRUE(file) << file.error().message;
   ASSERT_EQ(file->warnings.size(), 1u);
@@ -58,7 +58,7 @@ TEST(metrics_trajectory_file, IgnoresATruncatedLastLineWithAWarning) {
   EXPECT_EQ(find(*file, "003_conv", 4, 1), nullptr);
 }
 
-TEST(metrics_trajectory_file, BadJsonBeforeTheLastLineNamesFileAndLine) {
+TEST(TrajectoryReader, BadJsonBeforeTheLastLineNamesFileAndLine) {
   auto path = write_file(scratch_dir() / "t.jsonl",
                          turn_line("a.py", 0, 1, true, "1.5") + "\n{\"task\": \n" + turn_line("a.py", 1, 1, false, "null") + "\n");
   auto file = read_trajectory_file(path);
@@ -66,7 +66,7 @@ TEST(metrics_trajectory_file, BadJsonBeforeTheLastLineNamesFileAndLine) {
   EXPECT_NE(file.error().message.find(path.string() + ":2"), std::string::npos) << file.error().message;
 }
 
-TEST(metrics_trajectory_file, MissingFieldsAreNamed) {
+TEST(TrajectoryReader, MissingFieldsAreNamed) {
   auto path = write_file(scratch_dir() / "t.jsonl", R"({"task": "a.py", "trajectory": 0, "turn": 1})" "\n");
   auto file = read_trajectory_file(path);
   ASSERT_FALSE(file);
@@ -81,7 +81,7 @@ TEST(metrics_trajectory_file, MissingFieldsAreNamed) {
   EXPECT_NE(file.error().message.find("`turn` is below 1"), std::string::npos) << file.error().message;
 }
 
-TEST(metrics_trajectory_file, UpdateForAnUnknownTurnIsAnError) {
+TEST(TrajectoryReader, UpdateForAnUnknownTurnIsAnError) {
   auto path = write_file(scratch_dir() / "t.jsonl", turn_line("a.py", 0, 1, true, "1.5") + "\n" +
                                                         R"({"task": "a.py", "trajectory": 0, "turn": 2, "update": true, "return": 1, "advantage": 0})" "\n");
   auto file = read_trajectory_file(path);
@@ -90,7 +90,7 @@ TEST(metrics_trajectory_file, UpdateForAnUnknownTurnIsAnError) {
       << file.error().message;
 }
 
-TEST(metrics_trajectory_file, RepeatedTurnReplacesTheFirstAndBlankLinesAreSkipped) {
+TEST(TrajectoryReader, RepeatedTurnReplacesTheFirstAndBlankLinesAreSkipped) {
   auto path = write_file(scratch_dir() / "t.jsonl", turn_line("dir/a.py", 0, 1, false, "null") + "\n\n" +
                                                         turn_line("dir/a.py", 0, 1, true, "2.5") + "\n");
   auto file = read_trajectory_file(path);
@@ -102,7 +102,72 @@ TEST(metrics_trajectory_file, RepeatedTurnReplacesTheFirstAndBlankLinesAreSkippe
   EXPECT_NE(file->warnings[0].find(":3: repeats"), std::string::npos) << file->warnings[0];
 }
 
-TEST(metrics_trajectory_file, MissingFileAndRunDirectory) {
+// The layout of the first rollout (commit 23a060b): no `prompt_error` key. Each outcome is derived
+// as it was then, and the updates complete return and advantage.
+TEST(TrajectoryReader, ReadsAFileOfTheFirstRolloutVersion) {
+  auto file = read_trajectory_file(testing::source_path("tests/trajectory/data/trajectories_23a060b.jsonl"));
+  ASSERT_TRUE(file) << file.error().message;
+  EXPECT_TRUE(file->warnings.empty());
+  ASSERT_EQ(file->records.size(), 4u);
+  const TurnRecord* wrong = find(*file, "001_relu", 0, 1);
+  ASSERT_NE(wrong, nullptr);
+  EXPECT_EQ(wrong->outcome, TurnOutcome::EVALUATED);
+  EXPECT_EQ(wrong->status(), "WRONG_OUTPUT");
+  EXPECT_EQ(wrong->feedback(), "output 0: 12 of 1024 elements differ");
+  EXPECT_EQ(wrong->messages.size(), 2u);
+  EXPECT_EQ(wrong->response.token_ids, (std::vector<std::int64_t>{11, 12, 13}));
+  EXPECT_EQ(wrong->advantage, -1.0);
+  EXPECT_TRUE(wrong->credited());
+  const TurnRecord* right = find(*file, "001_relu", 1, 1);
+  EXPECT_EQ(right->status(), "OK");
+  EXPECT_EQ(right->speedup, 2.0);
+  EXPECT_EQ(right->return_, 2.3);
+  const TurnRecord* unparsable = find(*file, "001_relu", 0, 2);
+  EXPECT_EQ(unparsable->outcome, TurnOutcome::PARSE_ERROR);
+  EXPECT_EQ(unparsable->status(), "PARSE_ERROR");
+  EXPECT_EQ(unparsable->feedback(), "no ```cuda block in the response");
+  EXPECT_FALSE(unparsable->code.has_value());
+  EXPECT_EQ(unparsable->response.finish_reason, "length");
+  const TurnRecord* no_response = find(*file, "001_relu", 1, 2);
+  EXPECT_EQ(no_response->outcome, TurnOutcome::POLICY_ERROR);
+  EXPECT_NE(no_response->feedback().find("connection refused"), std::string::npos);
+  EXPECT_FALSE(no_response->response.token_ids.has_value());
+}
+
+TEST(TrajectoryReader, HandMadeRecordsWithoutResultOrErrorHaveNoOutcome) {
+  auto file = read_trajectory_file(testing::data_file());
+  ASSERT_TRUE(file) << file.error().message;
+  const TurnRecord* r = find(*file, "001_relu", 3, 1);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->outcome, TurnOutcome::NO_RESULT);
+  EXPECT_EQ(r->status(), "");
+  EXPECT_EQ(r->feedback(), "");
+}
+
+TEST(TrajectoryReader, WithoutTextDropsPromptAndResponseOnly) {
+  auto path = testing::source_path("tests/trajectory/data/trajectories_23a060b.jsonl");
+  auto file = read_trajectory_file(path, Detail::WITHOUT_TEXT);
+  ASSERT_TRUE(file) << file.error().message;
+  const TurnRecord* wrong = find(*file, "001_relu", 0, 1);
+  ASSERT_NE(wrong, nullptr);
+  EXPECT_TRUE(wrong->messages.empty());
+  EXPECT_TRUE(wrong->response.content.empty());
+  EXPECT_FALSE(wrong->response.token_ids.has_value());
+  EXPECT_EQ(wrong->code, "__global__ void k() {}");
+  EXPECT_EQ(wrong->status(), "WRONG_OUTPUT");
+  EXPECT_EQ(wrong->advantage, -1.0);
+}
+
+TEST(TrajectoryReader, AFieldOfTheWrongTypeIsNamed) {
+  auto path = testing::write_file(testing::scratch_dir() / "t.jsonl",
+                                  R"({"task": "a.py", "trajectory": 0, "turn": 1, "correct": true, "parse_error": 3})" "\n");
+  auto file = read_trajectory_file(path);
+  ASSERT_FALSE(file);
+  EXPECT_NE(file.error().message.find(path.string() + ":1: field `parse_error` is not a string or null"), std::string::npos)
+      << file.error().message;
+}
+
+TEST(TrajectoryReader, MissingFileAndRunDirectory) {
   auto missing = read_trajectory_file("/no/such/run/trajectories.jsonl");
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().message.find("/no/such/run/trajectories.jsonl"), std::string::npos);
@@ -115,4 +180,4 @@ TEST(metrics_trajectory_file, MissingFileAndRunDirectory) {
 }
 
 }  // namespace
-}  // namespace kernelrl::metrics
+}  // namespace kernelrl::trajectory
