@@ -75,6 +75,9 @@ struct Observations {
 // parameters (with an untouched copy), the signature and the task's own work per call. Nothing
 // changes it after setup; the candidate's calls are judged against it.
 struct ChildSetup {
+  ChildSetup(const task::TaskModule& task, const ChildRequest& req, pybind11::module_ torch)
+      : task(task), req(req), torch(std::move(torch)) {}
+
   const task::TaskModule& task;
   const ChildRequest& req;
   pybind11::module_ torch;

@@ -70,7 +70,7 @@ std::size_t call_tensor_bytes(const task::Signature& sig) {
 }  // namespace
 
 ChildSetup set_up(const task::TaskModule& task, const ChildRequest& req, py::module_ torch, Observations& obs) {
-  ChildSetup s{.task = task, .req = req, .torch = std::move(torch)};
+  ChildSetup s(task, req, std::move(torch));
   set_up_device(s, obs);
   py::object backends = s.torch.attr("backends");
   backends.attr("cuda").attr("matmul").attr("allow_tf32") = req.options.allow_tf32;
