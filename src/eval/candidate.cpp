@@ -58,13 +58,13 @@ class SharedObjectCandidate : public Candidate {
       rc = fn_(in.views.data(), static_cast<int>(in.views.size()), params.views.data(),
                static_cast<int>(params.views.size()), outs.views.data(), static_cast<int>(outs.views.size()), stream);
     } catch (const std::exception& e) {
-      out.error = std::string("kernelrl_forward threw a C++ exception: ") + e.what();
+      out.failure = CallFailure{std::string("kernelrl_forward threw a C++ exception: ") + e.what()};
       return out;
     } catch (...) {
-      out.error = "kernelrl_forward threw a C++ exception";
+      out.failure = CallFailure{"kernelrl_forward threw a C++ exception"};
       return out;
     }
-    if (rc != 0) out.error = "kernelrl_forward returned " + std::to_string(rc) + " (non-zero means failure)";
+    if (rc != 0) out.failure = CallFailure{"kernelrl_forward returned " + std::to_string(rc) + " (non-zero means failure)"};
     return out;
   }
 
@@ -79,8 +79,8 @@ class SharedObjectCandidate : public Candidate {
 
 // Why ModelNew's outputs are not what the checker may read: a torch.Tensor subclass (or a tensor
 // wrapper) can compute its value when the checker reads it, outside the timed call and the
-// operator audit. Plain tensors and parameters pass; "" when all do.
-std::string not_a_plain_tensor(const std::vector<py::object>& outputs) {
+// operator audit. Plain tensors and parameters pass; nullopt when all do.
+std::optional<std::string> not_a_plain_tensor(const std::vector<py::object>& outputs) {
   py::module_ torch = py::module_::import("torch");
   const py::object tensor = torch.attr("Tensor");
   const py::object parameter = torch.attr("nn").attr("Parameter");
@@ -92,7 +92,7 @@ std::string not_a_plain_tensor(const std::vector<py::object>& outputs) {
            ": outputs must be plain torch.Tensor objects (a subclass can compute its value when the checker reads "
            "it, outside the timed call)";
   }
-  return "";
+  return std::nullopt;
 }
 
 class KernelBenchCandidate : public Candidate {
@@ -115,12 +115,9 @@ class KernelBenchCandidate : public Candidate {
       }
       no_grad.attr("__exit__")(py::none(), py::none(), py::none());
       out.outputs = output_list(ret);
-      if (auto refused = not_a_plain_tensor(out.outputs); !refused.empty()) {
-        out.error = refused;
-        out.rule_broken = true;
-      }
+      if (auto refused = not_a_plain_tensor(out.outputs)) out.failure = CallFailure{*refused, true};
     } catch (py::error_already_set& e) {
-      out.error = "ModelNew.forward raised: " + task::format_python_error(e.what(), "");
+      out.failure = CallFailure{"ModelNew.forward raised: " + task::format_python_error(e.what(), "")};
     }
     return out;
   }

@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,11 +15,15 @@
 
 namespace kernelrl::eval {
 
-// What one call did. A non-empty error means the call failed (RUNTIME_ERROR), or broke a rule of
-// the evaluation when rule_broken (REJECTED).
+// Why one call failed.
+struct CallFailure {
+  std::string message;
+  bool rule_broken = false;  // it broke a rule of the evaluation (REJECTED), not merely failed (RUNTIME_ERROR)
+};
+
+// What one call did.
 struct CallOutcome {
-  std::string error;
-  bool rule_broken = false;
+  std::optional<CallFailure> failure;     // nullopt: the call returned normally
   std::vector<pybind11::object> outputs;  // kernelbench: the returned tensors; native/host: empty
 };
 
@@ -42,12 +47,12 @@ class Candidate {
   // shares with the evaluator: stage() puts the inputs and the (poisoned) outputs there before
   // every call, outside any timed region, replacing the tensors in `args` by ones over those
   // pages; collect() brings back, before the call is judged, what the call changed that `args`
-  // does not show (the params). An error text, or "". In process: nothing to do.
-  virtual std::string stage(CallArgs&) { return ""; }
-  virtual std::string collect(CallArgs&) { return ""; }
+  // does not show (the params). An Error when that cannot be done. In process: nothing to do.
+  virtual common::Fallible stage(CallArgs&) { return common::Ok{}; }
+  virtual common::Fallible collect(CallArgs&) { return common::Ok{}; }
   // Why the candidate broke a rule of the evaluation outside its calls (a thread of its own still
-  // running when no call is, ...), or "": asked before every call and before every call is judged.
-  virtual std::string refusal_between_calls() { return ""; }
+  // running when no call is, ...), or nullopt: asked before every call and before every call is judged.
+  virtual std::optional<std::string> refusal_between_calls() { return std::nullopt; }
 };
 
 struct LoadOutcome {

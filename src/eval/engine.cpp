@@ -11,7 +11,8 @@
 #include "common/fs.hpp"
 #include "common/hash.hpp"
 #include "common/provenance.hpp"
-#include "eval/child_eval.hpp"
+#include "eval/phases.hpp"
+#include "eval/protocol.hpp"
 #include "eval/speed_of_light.hpp"
 #include "sandbox/syscall_filter.hpp"
 
@@ -33,7 +34,16 @@ std::string utc_timestamp() {
   return buf;
 }
 
-bool candidate_ran(const std::string& phase) { return phase != "start" && phase != "setup"; }
+// Sends one request to `worker` and reads its typed reply. An Error when the worker failed, sent
+// something that is not a reply, or could not run a child for it (WorkerReply::error).
+common::Expected<WorkerReply> ask(sandbox::WorkerClient& worker, const WorkerRequest& request) {
+  auto raw = worker.request(nlohmann::json(request));
+  if (!raw) return raw.error();
+  auto reply = parse_worker_reply(*raw);
+  if (!reply) return reply.error();
+  if (reply->error) return common::make_error(*reply->error);
+  return reply;
+}
 
 }  // namespace
 
@@ -71,14 +81,14 @@ common::Expected<std::unique_ptr<Engine>> Engine::create(EngineConfig config) {
   e->device_info_ = {{"cuda_available", false}};
   if (wanted != "cpu") {
     ChildRequest probe;
-    probe.op = "device_info";
-    auto reply = e->workers_.front()->request({{"child", probe}});
+    probe.op = ChildOp::DEVICE_INFO;
+    auto reply = ask(*e->workers_.front(), WorkerRequest{"", probe, std::nullopt});
     if (!reply) return reply.error();
-    if (reply->contains("error")) return common::make_error((*reply)["error"].get<std::string>());
-    if (!reply->contains("record") || !(*reply)["record"].contains("device_info")) {
-      return common::make_error("the device probe failed: " + reply->value("outcome", nlohmann::json::object()).dump());
+    auto record = reply->record ? parse_child_record(*reply->record) : common::make_error("no record");
+    if (!record || !record->device_info) {
+      return common::make_error("the device probe failed: " + nlohmann::json(reply->outcome).dump());
     }
-    e->device_info_ = (*reply)["record"]["device_info"];
+    e->device_info_ = *record->device_info;
   }
   bool has_gpu = e->device_info_.value("cuda_available", false);
   if (wanted == "cuda" && !has_gpu) return common::make_error("--device cuda: no usable GPU here (torch sees none)");
@@ -113,6 +123,7 @@ class Engine::WorkerLease {
     engine_.worker_freed_.notify_one();
   }
   sandbox::WorkerClient* operator->() const { return worker_; }
+  sandbox::WorkerClient& operator*() const { return *worker_; }
 
  private:
   Engine& engine_;
@@ -195,15 +206,15 @@ namespace {
 
 // The result of a child that ended without a record. Before the candidate was loaded that is
 // the task's or the machine's failure ("could not evaluate"); after, the candidate's.
-common::Expected<EvalResult> result_without_record(const nlohmann::json& outcome) {
-  const std::string phase = outcome.value("last_phase", "start");
-  const std::string end = outcome.value("end", "");
-  const std::string tail = outcome.value("stderr_tail", "");
-  if (!candidate_ran(phase)) {
+common::Expected<EvalResult> result_without_record(const ChildEnd& outcome) {
+  const std::string& phase = outcome.last_phase;
+  const std::string& end = outcome.end;
+  const std::string& tail = outcome.stderr_tail;
+  if (!candidate_code_may_have_run(phase)) {
     return common::make_error("the evaluation process failed during setup (" + end + ")" +
                               (tail.empty() ? "" : ":\n" + tail));
   }
-  const int signal = outcome.value("term_signal", 0);
+  const int signal = outcome.term_signal;
   if (signal == SIGSYS || signal == SIGXFSZ) {
     EvalResult r = make_result(
         common::Status::REJECTED,
@@ -214,7 +225,7 @@ common::Expected<EvalResult> result_without_record(const nlohmann::json& outcome
     if (signal == SIGSYS) r.isolation["syscall_filter"] = true;  // SIGSYS is the filter's own verdict
     return r;
   }
-  const bool timed_out = outcome.value("timed_out", false);
+  const bool timed_out = outcome.timed_out;
   EvalResult r = make_result(timed_out ? common::Status::TIMEOUT : common::Status::RUNTIME_ERROR,
                              timed_out ? "the candidate's " + end
                                        : "the candidate's process " + std::string(signal ? "was " : "") + end +
@@ -239,26 +250,25 @@ common::Expected<EvalResult> Engine::run_in_worker(const EvalJob& job, const Pre
     auto it = ref_timings_.find(ref_key);
     if (config_.reuse_ref_timing && it != ref_timings_.end()) child.cached_ref = it->second;
   }
-  auto reply = lease_worker()->request({{"task", fs::absolute(job.task).string()}, {"child", child}});
+  auto reply = ask(*lease_worker(), WorkerRequest{fs::absolute(job.task).string(), child, std::nullopt});
   if (!reply) return reply.error();
-  if (reply->contains("error")) return common::make_error((*reply)["error"].get<std::string>());
-  const nlohmann::json& outcome = (*reply)["outcome"];
-  if (!reply->contains("record")) {
+  const ChildEnd& outcome = reply->outcome;
+  if (!reply->record) {
     auto r = result_without_record(outcome);
-    if (r) r->phases_ms["child_total"] = outcome.value("wall_ms", 0.0);
+    if (r) r->phases_ms["child_total"] = outcome.wall_ms;
     return r;
   }
-  const nlohmann::json& record = (*reply)["record"];
-  if (record.contains("task_error")) {
-    return common::make_error(job.task.string() + ": " + record["task_error"].get<std::string>());
-  }
-  EvalResult r = record.at("result").get<EvalResult>();
-  if (record.contains("ref_timing")) {
+  auto record = parse_child_record(*reply->record);
+  if (!record) return common::make_error(job.task.string() + ": " + record.error().message);
+  if (record->task_error) return common::make_error(job.task.string() + ": " + *record->task_error);
+  if (!record->result) return common::make_error(job.task.string() + ": the evaluation process's record has no result");
+  EvalResult r = std::move(*record->result);
+  if (record->ref_timing) {
     std::lock_guard<std::mutex> lock(ref_mutex_);
-    ref_timings_[ref_key] = record["ref_timing"].get<TimingSummary>();
+    ref_timings_[ref_key] = *record->ref_timing;
   }
-  r.phases_ms["child_total"] = outcome.value("wall_ms", 0.0);
-  r.phases_ms["lock_wait"] = outcome.value("lock_wait_ms", 0.0);  // inside child_total, outside every phase
+  r.phases_ms["child_total"] = outcome.wall_ms;
+  r.phases_ms["lock_wait"] = outcome.lock_wait_ms;  // inside child_total, outside every phase
   return r;
 }
 
@@ -411,24 +421,27 @@ common::Expected<TaskInfo> Engine::task_info(const fs::path& task) {
   std::error_code ec;
   if (!fs::is_regular_file(task, ec)) return common::make_error(task.string() + ": task file not found");
   ChildRequest child;
-  child.op = "task_info";
+  child.op = ChildOp::TASK_INFO;
   child.options = config_.options;
   child.device = device_;
-  auto reply = lease_worker()->request({{"task", fs::absolute(task).string()}, {"child", child}});
+  auto reply = ask(*lease_worker(), WorkerRequest{fs::absolute(task).string(), child, std::nullopt});
   if (!reply) return reply.error();
-  if (reply->contains("error")) return common::make_error((*reply)["error"].get<std::string>());
-  if (!reply->contains("record")) {
+  if (!reply->record) {
     return common::make_error(task.string() + ": the reference process " +
-                              (*reply)["outcome"].value("end", std::string("failed")) + ":\n" +
-                              (*reply)["outcome"].value("stderr_tail", std::string()));
+                              (reply->outcome.end.empty() ? std::string("failed") : reply->outcome.end) + ":\n" +
+                              reply->outcome.stderr_tail);
   }
-  const auto& record = (*reply)["record"];
-  if (record.contains("task_error")) return common::make_error(record["task_error"].get<std::string>());
+  auto record = parse_child_record(*reply->record);
+  if (!record) return common::make_error(task.string() + ": " + record.error().message);
+  if (record->task_error) return common::make_error(*record->task_error);
+  if (!record->result || !record->signature) {
+    return common::make_error(task.string() + ": the reference process's record has no result or signature");
+  }
   TaskInfo info;
-  info.signature = task::signature_from_json(record.at("signature"));
-  EvalResult r = record.at("result").get<EvalResult>();
+  info.signature = *record->signature;
+  const EvalResult& r = *record->result;
   info.ref_runtime = r.ref_runtime;
-  info.health = record.value("health", nlohmann::json::object());
+  info.health = record->health.value_or(nlohmann::json::object());
   info.input_bytes = info.health.value("input_bytes", std::int64_t{0});
   info.problems = info.health.value("problems", std::vector<std::string>{});
   info.device = device_;

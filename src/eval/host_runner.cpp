@@ -252,7 +252,7 @@ class RunnerCandidate : public Candidate {
   }
 
   // The params go to the shared pages once, ahead of the inputs and outputs.
-  std::string place_params(const std::vector<py::object>& params) {
+  common::Fallible place_params(const std::vector<py::object>& params) {
     params_ = params;
     return place(params_, Group::PARAMS);
   }
@@ -260,12 +260,11 @@ class RunnerCandidate : public Candidate {
   // Inputs and outputs become tensors over the shared pages (a fresh input is copied there; an
   // output poisoned in place needs no copy), so the checker judges the very bytes the call saw and
   // wrote, and nothing has to be copied back.
-  std::string stage(CallArgs& args) override {
-    std::string err = place(args.inputs, Group::INPUTS);
-    if (err.empty()) err = place(args.outputs, Group::OUTPUTS);
-    if (!err.empty()) return err;
+  common::Fallible stage(CallArgs& args) override {
+    if (auto placed = place(args.inputs, Group::INPUTS); !placed) return placed;
+    if (auto placed = place(args.outputs, Group::OUTPUTS); !placed) return placed;
     request(Op::ARM, 1000ms);
-    return "";
+    return common::Ok{};
   }
 
   CallOutcome call(CallArgs&, void*) override {
@@ -273,15 +272,15 @@ class RunnerCandidate : public Candidate {
     request(Op::CALL, 5ms);
     request(Op::PING, 5ms);
     if (h_->rc != 0) {
-      out.error = read_text(h_);
-      if (out.error.empty()) out.error = "kernelrl_forward failed";
+      std::string message = read_text(h_);
+      out.failure = CallFailure{message.empty() ? "kernelrl_forward failed" : message};
     }
     return out;
   }
 
   // Params the call changed are copied back into the reference's, so the checker sees the change
   // (REJECTED) as it would in process.
-  std::string collect(CallArgs&) override {
+  common::Fallible collect(CallArgs&) override {
     std::size_t k = 0;
     for (const auto& p : params_) {
       if (!is_tensor(p) || k >= param_slots_.size()) continue;
@@ -291,7 +290,7 @@ class RunnerCandidate : public Candidate {
       if (n_bytes > 0 && std::memcmp(host.data, at, n_bytes) != 0) copy_exact(p, tensor_over(at, p));
       ++k;
     }
-    return "";
+    return common::Ok{};
   }
 
   bool uses_preallocated_outputs() const override { return true; }
@@ -300,10 +299,10 @@ class RunnerCandidate : public Candidate {
   // after the call that started it returned (or started at load): it could work before the clock,
   // finish a call after it was timed, answer the doorbells in the loop's place or burn the CPU
   // the reference is timed on. The kernel's count is read after the threads a call joined left it.
-  std::string refusal_between_calls() override {
+  std::optional<std::string> refusal_between_calls() override {
     auto census = sandbox::census_after_joins(pid_, kJoinGrace);
-    if (!census) return "";  // the runner is gone: the next request ends this process like it
-    if (census->leader_alive && census->n_threads == 1) return "";
+    if (!census) return std::nullopt;  // the runner is gone: the next request ends this process like it
+    if (census->leader_alive && census->n_threads == 1) return std::nullopt;
     if (!census->leader_alive) {
       return "the candidate ended its process's first thread and kept running on threads of its own: host "
              "candidates may start threads inside a call but must join them before returning";
@@ -323,25 +322,26 @@ class RunnerCandidate : public Candidate {
 
   // Lays the tensors of `values` out in their group's region and fills their slots; inputs and
   // outputs in `values` are replaced by tensors over the shared pages.
-  std::string place(std::vector<py::object>& values, Group group) {
+  common::Fallible place(std::vector<py::object>& values, Group group) {
     std::size_t at = group == Group::PARAMS ? 0 : group == Group::INPUTS ? params_end_ : inputs_end_;
     std::vector<TensorSlot> slots;
     for (auto& v : values) {
       if (!is_tensor(v)) continue;
       if (slots.size() >= static_cast<std::size_t>(kMaxTensors / 3)) {
-        return "more than " + std::to_string(kMaxTensors / 3) + " tensors in one argument list; the candidate process takes no more";
+        return common::make_error("more than " + std::to_string(kMaxTensors / 3) +
+                                  " tensors in one argument list; the candidate process takes no more");
       }
       const std::vector<std::int64_t> shape = shape_of(v);
       auto dtype = parse_dtype(dtype_name(v));
-      if (!dtype) return "unsupported tensor dtype " + dtype_name(v);
+      if (!dtype) return common::make_error("unsupported tensor dtype " + dtype_name(v));
       if (shape.size() > static_cast<std::size_t>(kMaxDims)) {
-        return "a tensor of " + std::to_string(shape.size()) + " dimensions; the candidate process takes at most " +
-               std::to_string(kMaxDims);
+        return common::make_error("a tensor of " + std::to_string(shape.size()) +
+                                  " dimensions; the candidate process takes at most " + std::to_string(kMaxDims));
       }
       const std::size_t n_bytes = static_cast<std::size_t>(v.attr("numel")().cast<std::int64_t>()) * element_size_bytes(*dtype);
       if (at + round_up(n_bytes) > capacity_) {
-        return "the call's tensors need more than the " + std::to_string(capacity_) +
-               " bytes the candidate process was given for them (sized from the task's signature)";
+        return common::make_error("the call's tensors need more than the " + std::to_string(capacity_) +
+                                  " bytes the candidate process was given for them (sized from the task's signature)");
       }
       TensorSlot s{};
       s.offset = at;
@@ -378,7 +378,7 @@ class RunnerCandidate : public Candidate {
     for (const auto* list : {&input_slots_, &param_slots_, &output_slots_}) {
       for (const auto& slot : *list) h_->slots[k++] = slot;
     }
-    return "";
+    return common::Ok{};
   }
 
   sandbox::SharedPages pages_;
@@ -426,9 +426,9 @@ HostRunnerStart start_host_runner(const std::string& artifact, const std::vector
     out.loaded.error = read_text(h);
     return out;
   }
-  if (auto err = runner->place_params(params); !err.empty()) {
+  if (auto placed = runner->place_params(params); !placed) {
     out.loaded.status = common::Status::RUNTIME_ERROR;
-    out.loaded.error = err;
+    out.loaded.error = placed.error().message;
     return out;
   }
   out.loaded.candidate = std::move(runner);

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "eval/options.hpp"
+#include "eval/phases.hpp"
 
 namespace kernelrl::eval {
 
@@ -20,11 +21,13 @@ struct TaskWork {
 
 // Calls each scaled phase makes, in units of TaskWork: correctness runs n_trials trials; timing
 // (and ref_timing, the reference alone) n_warmup + min_reps calls and the two closing audits.
-int calls_in_phase(const EvalOptions& options, const std::string& phase);
+// 0 for a phase whose limit is fixed (PhaseSpec::scaled false).
+int calls_in_phase(const EvalOptions& options, Phase phase);
 
-// {"correctness": s, "timing": s, "ref_timing": s}:
+// {NAME: s} for every scaled phase of eval/phases.hpp ("correctness", "timing", "ref_timing"):
 // max(floor, timeout_eager_multiple x calls_in_phase x (draw_ms + eager_ms) / 1000).
-// The floors are timeout_correctness_s and timeout_timing_s; negative work counts as none.
+// The floors are the phases' fixed limits (timeout_correctness_s, timeout_timing_s); negative
+// work counts as none.
 std::map<std::string, double> scaled_phase_limits_s(const EvalOptions& options, const TaskWork& work);
 
 }  // namespace kernelrl::eval

@@ -72,30 +72,26 @@ common::Expected<std::unique_ptr<CallTimer>> CallTimer::create(bool cuda, void* 
   return std::unique_ptr<CallTimer>(std::move(t));
 }
 
-common::Fallible CallTimer::warm_up(const std::function<std::string(int)>& call, const EvalOptions& options,
-                                    const std::function<void(int)>& prepare) {
+common::Fallible CallTimer::warm_up(const Call& call, const EvalOptions& options, const std::function<void(int)>& prepare) {
   for (int i = 0; i < options.n_warmup; ++i) {
     if (prepare) prepare(i);
-    if (auto err = call(i); !err.empty()) return common::make_error(err);
+    if (auto called = call(i); !called) return called;
     if (auto s = settle(); !s) return s.error();
   }
   return common::Ok{};
 }
 
-common::Expected<double> CallTimer::timed(const std::function<std::string(int)>& call, int rep,
-                                          const EvalOptions& options) {
+common::Expected<double> CallTimer::timed(const Call& call, int rep, const EvalOptions& options) {
   if (options.flush_l2) {
     if (auto s = flush(); !s) return s.error();
   }
   if (auto s = start(); !s) return s.error();
-  if (auto err = call(rep); !err.empty()) return common::make_error(err);
+  if (auto called = call(rep); !called) return called.error();
   return stop_ms();
 }
 
-common::Expected<std::vector<double>> CallTimer::run(const std::function<std::string(int)>& call,
-                                                     const EvalOptions& options,
-                                                     const std::function<void(int)>& prepare,
-                                                     const std::function<std::string(int)>& after) {
+common::Expected<std::vector<double>> CallTimer::run(const Call& call, const EvalOptions& options,
+                                                     const std::function<void(int)>& prepare, const Call& after) {
   if (auto s = warm_up(call, options, prepare); !s) return s.error();
   std::vector<double> times_ms;
   double total_ms = 0;
@@ -107,17 +103,15 @@ common::Expected<std::vector<double>> CallTimer::run(const std::function<std::st
     times_ms.push_back(*ms);
     total_ms += *ms;
     if (after) {
-      if (auto err = after(rep); !err.empty()) return common::make_error(err);
+      if (auto audited = after(rep); !audited) return audited.error();
     }
   }
   return times_ms;
 }
 
-common::Expected<CallTimer::Paired> CallTimer::run_paired(const std::function<std::string(int)>& call_a,
-                                                          const std::function<std::string(int)>& call_b,
+common::Expected<CallTimer::Paired> CallTimer::run_paired(const Call& call_a, const Call& call_b,
                                                           const EvalOptions& options,
-                                                          const std::function<void(int)>& prepare,
-                                                          const std::function<std::string(int)>& after) {
+                                                          const std::function<void(int)>& prepare, const Call& after) {
   if (auto s = warm_up(call_a, options, prepare); !s) return s.error();
   if (auto s = warm_up(call_b, options, {}); !s) return s.error();
   Paired times;
@@ -128,7 +122,7 @@ common::Expected<CallTimer::Paired> CallTimer::run_paired(const std::function<st
     auto a = timed(call_a, rep, options);
     if (!a) return a.error();
     if (after) {
-      if (auto err = after(rep); !err.empty()) return common::make_error(err);
+      if (auto audited = after(rep); !audited) return audited.error();
     }
     auto b = timed(call_b, rep, options);
     if (!b) return b.error();
@@ -139,13 +133,12 @@ common::Expected<CallTimer::Paired> CallTimer::run_paired(const std::function<st
   return times;
 }
 
-std::string CallTimer::call_untimed(const std::function<std::string()>& call, const EvalOptions& options) {
+common::Fallible CallTimer::call_untimed(const std::function<common::Fallible()>& call, const EvalOptions& options) {
   if (options.flush_l2) {
-    if (auto s = flush(); !s) return s.error().message;
+    if (auto s = flush(); !s) return s;
   }
-  if (auto err = call(); !err.empty()) return err;
-  if (auto s = settle(); !s) return s.error().message;
-  return "";
+  if (auto called = call(); !called) return called;
+  return settle();
 }
 
 TimingSummary summarize_ms(const std::vector<double>& times_ms) {

@@ -20,15 +20,16 @@ class CallTimer {
   static common::Expected<std::unique_ptr<CallTimer>> create(bool cuda, void* stream, std::int64_t l2_bytes);
   virtual ~CallTimer() = default;
 
+  // One call of the timed code; an Error stops timing with its message.
+  using Call = std::function<common::Fallible(int rep)>;
+
   // Calls `call(rep)` n_warmup times untimed, then times calls until max_reps, or min_reps and
-  // timing_budget_ms. `call` returns an error text ("" = fine); the first error stops timing.
-  // `prepare(rep)`, if given, runs before every call (warm-up ones too) outside the timed region
-  // (fresh inputs and poisoned outputs there); `after(rep)`, if given, after every timed call,
-  // outside it (an audit of that call); a non-empty text from it stops timing with that error.
-  // Returns the per-call times in milliseconds.
-  common::Expected<std::vector<double>> run(const std::function<std::string(int rep)>& call, const EvalOptions& options,
-                                            const std::function<void(int rep)>& prepare = {},
-                                            const std::function<std::string(int rep)>& after = {});
+  // timing_budget_ms; the first error stops timing. `prepare(rep)`, if given, runs before every
+  // call (warm-up ones too) outside the timed region (fresh inputs and poisoned outputs there);
+  // `after(rep)`, if given, after every timed call, outside it (an audit of that call); an Error
+  // from it stops timing with that error. Returns the per-call times in milliseconds.
+  common::Expected<std::vector<double>> run(const Call& call, const EvalOptions& options,
+                                            const std::function<void(int rep)>& prepare = {}, const Call& after = {});
 
   // Two calls timed alternately (a, b, a, b, ...): warm-up of each, then pairs until max_reps, or
   // min_reps and the two totals together reach twice timing_budget_ms. A drift of the machine
@@ -37,14 +38,12 @@ class CallTimer {
   struct Paired {
     std::vector<double> a_ms, b_ms;
   };
-  common::Expected<Paired> run_paired(const std::function<std::string(int rep)>& call_a,
-                                      const std::function<std::string(int rep)>& call_b, const EvalOptions& options,
-                                      const std::function<void(int rep)>& prepare = {},
-                                      const std::function<std::string(int rep)>& after = {});
+  common::Expected<Paired> run_paired(const Call& call_a, const Call& call_b, const EvalOptions& options,
+                                      const std::function<void(int rep)>& prepare = {}, const Call& after = {});
 
   // One call like a timed one (the cache flushed first when options.flush_l2) but not measured,
-  // then waited for. Returns the call's error text, the device's, or "".
-  std::string call_untimed(const std::function<std::string()>& call, const EvalOptions& options);
+  // then waited for. Returns the call's error, the device's, or Ok.
+  common::Fallible call_untimed(const std::function<common::Fallible()>& call, const EvalOptions& options);
 
  protected:
   virtual common::Fallible flush() = 0;
@@ -53,9 +52,8 @@ class CallTimer {
   virtual common::Fallible settle() = 0;  // wait for all work after an untimed call
 
  private:
-  common::Fallible warm_up(const std::function<std::string(int rep)>& call, const EvalOptions& options,
-                           const std::function<void(int rep)>& prepare);
-  common::Expected<double> timed(const std::function<std::string(int rep)>& call, int rep, const EvalOptions& options);
+  common::Fallible warm_up(const Call& call, const EvalOptions& options, const std::function<void(int rep)>& prepare);
+  common::Expected<double> timed(const Call& call, int rep, const EvalOptions& options);
 };
 
 // Summary of per-call milliseconds, in microseconds.

@@ -20,6 +20,8 @@
 #include "common/hash.hpp"
 #include "common/line_io.hpp"
 #include "eval/child_eval.hpp"
+#include "eval/phases.hpp"
+#include "eval/protocol.hpp"
 #include "sandbox/child_process.hpp"
 #include "sandbox/device_lock.hpp"
 #include "eval/tamper_guard.hpp"
@@ -61,15 +63,25 @@ class TaskCache {
   std::map<std::string, task::TaskModule> tasks_;
 };
 
-std::map<std::string, double> phase_limits(const eval::EvalOptions& o) {
-  return {{"setup", o.timeout_setup_s},       {"load", o.timeout_load_s},     {"correctness", o.timeout_correctness_s},
-          {"timing", o.timeout_timing_s},     {"ref_timing", o.timeout_timing_s}};
+ChildEnd child_end(const sandbox::ChildOutcome& o, double lock_wait_ms) {
+  ChildEnd end;
+  end.has_record = o.has_record;
+  end.last_phase = o.last_phase;
+  end.timed_out = o.timed_out;
+  end.phase_limit_s = o.phase_limit_s;
+  end.exit_code = o.exit_code;
+  end.term_signal = o.term_signal;
+  end.end = sandbox::describe_end(o);
+  end.stderr_tail = o.stderr_tail;
+  end.wall_ms = o.wall_ms;
+  end.lock_wait_ms = lock_wait_ms;
+  return end;
 }
 
-nlohmann::json outcome_json(const sandbox::ChildOutcome& o) {
-  return {{"has_record", o.has_record}, {"last_phase", o.last_phase}, {"timed_out", o.timed_out},
-          {"phase_limit_s", o.phase_limit_s}, {"exit_code", o.exit_code}, {"term_signal", o.term_signal},
-          {"end", sandbox::describe_end(o)}, {"stderr_tail", o.stderr_tail}, {"wall_ms", o.wall_ms}};
+WorkerReply error_reply(std::string message) {
+  WorkerReply reply;
+  reply.error = std::move(message);
+  return reply;
 }
 
 // Serves requests one at a time, each in a fresh child. When a request arrives it goes to the
@@ -85,17 +97,13 @@ class Server {
         n_warm_(std::clamp<std::size_t>(n_warm, 1, kMaxWarmChildren)) {}
   ~Server() { drop_warm(); }
 
-  nlohmann::json serve(const nlohmann::json& request) {
-    nlohmann::json reply = {{"id", request.value("id", 0)}};
-    eval::ChildRequest child = request.value("child", eval::ChildRequest{});
-    const std::string task_path = request.value("task", "");
+  WorkerReply serve(const WorkerRequest& request) {
+    const eval::ChildRequest& child = request.child;
+    const std::string& task_path = request.task;
     const task::TaskModule* task = nullptr;
-    if (child.op != "device_info") {
+    if (child.op != ChildOp::DEVICE_INFO) {
       auto t = tasks_.get(task_path);  // bad tasks are reported from here, without a child
-      if (!t) {
-        reply["error"] = t.error().message;
-        return reply;
-      }
+      if (!t) return error_reply(t.error().message);
       task = *t;
     }
     if (child.format == common::Format::KERNELBENCH && !torch_settled_) {
@@ -106,9 +114,9 @@ class Server {
       drop_warm();
     }
     std::optional<Child> current;
-    if (!warm_.empty() && warm_.front().device == child.device && child.op != "device_info" &&
+    if (!warm_.empty() && warm_.front().device == child.device && child.op != ChildOp::DEVICE_INFO &&
         common::write_all(warm_.front().handle.request_fd,
-                          nlohmann::json{{"task", task_path}, {"child", child}, {"handed_at_ns", steady_ns()}}.dump() + "\n")) {
+                          nlohmann::json(WorkerRequest{task_path, child, steady_ns()}).dump() + "\n")) {
       current = std::move(warm_.front());
       warm_.pop_front();
     } else {
@@ -116,28 +124,26 @@ class Server {
       current = spawn(child.device, [this, task, child](int report_fd, int request_fd) {
         eval::run_child(task, child, report_fd, request_fd);
       });
-      if (!current) {
-        reply["error"] = "cannot start an evaluation process in " + scratch_root_.string();
-        return reply;
-      }
+      if (!current) return error_reply("cannot start an evaluation process in " + scratch_root_.string());
     }
     // The next children create their CUDA contexts while this one runs.
-    if (child.op != "device_info") {
+    if (child.op != ChildOp::DEVICE_INFO) {
       while (warm_.size() < n_warm_) spawn_warm(child.device);
     }
     double lock_wait_ms = 0;  // the child held at a phase boundary while other workers' children use the device
     sandbox::ChildOutcome outcome = sandbox::watch_child(
-        current->handle, phase_limits(child.options), child.options.timeout_setup_s, [this, &lock_wait_ms](const std::string& phase) {
+        current->handle, fixed_phase_limits_s(child.options), child.options.timeout_setup_s,
+        [this, &lock_wait_ms](const std::string& phase) {
           if (!device_lock_) return;
           const auto t0 = std::chrono::steady_clock::now();
-          device_lock_->acquire(sandbox::mode_for_phase(phase, device_lock_->mode()));
+          device_lock_->acquire(lock_mode_for(phase, device_lock_->mode()));
           lock_wait_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         });
     if (device_lock_) device_lock_->acquire(sandbox::DeviceLock::Mode::NONE);
     (void)common::remove_tree(current->scratch);
-    if (outcome.has_record) reply["record"] = outcome.record;
-    reply["outcome"] = outcome_json(outcome);
-    reply["outcome"]["lock_wait_ms"] = lock_wait_ms;
+    WorkerReply reply;
+    if (outcome.has_record) reply.record = outcome.record;
+    reply.outcome = child_end(outcome, lock_wait_ms);
     return reply;
   }
 
@@ -179,12 +185,13 @@ class Server {
       const double prepare_ms = (ready_ns - start_ns) / 1e6;
       std::string buffer, line;
       if (!common::read_line(request_fd, buffer, line)) return;  // discarded unused
-      auto request = nlohmann::json::parse(line, nullptr, false);
-      if (request.is_discarded()) return;
+      auto line_json = nlohmann::json::parse(line, nullptr, false);
+      if (line_json.is_discarded()) return;
+      const WorkerRequest request = line_json.get<WorkerRequest>();
       // How long the request waited for this child's CUDA context.
-      const double waited_ms = std::max<std::int64_t>(0, ready_ns - request.value("handed_at_ns", ready_ns)) / 1e6;
-      eval::run_child_loading_task(request.value("task", ""), request.value("child", eval::ChildRequest{}), report_fd,
-                                   request_fd, eval::ChildStart{waited_ms, prepare_ms, 0});
+      const double waited_ms = std::max<std::int64_t>(0, ready_ns - request.handed_at_ns.value_or(ready_ns)) / 1e6;
+      eval::run_child_loading_task(request.task, request.child, report_fd, request_fd,
+                                   eval::ChildStart{waited_ms, prepare_ms, 0});
     });
     if (warm) warm_.push_back(std::move(*warm));
   }
@@ -235,17 +242,19 @@ int worker_main(int in_fd, int out_fd, const WorkerSettings& settings) {
     std::string buffer, line;
     while (common::read_line(in_fd, buffer, line)) {
       auto request = nlohmann::json::parse(line, nullptr, false);
-      nlohmann::json reply;
+      WorkerReply reply;
       if (request.is_discarded()) {
-        reply = {{"id", 0}, {"error", "worker: malformed request"}};
+        reply = error_reply("worker: malformed request");
       } else if (!started) {
-        reply = {{"id", request.value("id", 0)}, {"error", started.error().message}};
+        reply = error_reply(started.error().message);
       } else if (!scratch_root) {
-        reply = {{"id", request.value("id", 0)}, {"error", scratch_root.error().message}};
+        reply = error_reply(scratch_root.error().message);
       } else {
-        reply = server.serve(request);
+        reply = server.serve(request.get<WorkerRequest>());
       }
-      write_line(out_fd, reply);
+      nlohmann::json line_out = reply;
+      line_out["id"] = request.is_discarded() ? 0 : request.value("id", 0);
+      write_line(out_fd, line_out);
     }
   }
   sandbox::reap_children(true);

@@ -20,8 +20,7 @@ struct WorkerSettings {
 };
 
 // Serves requests from in_fd until it closes; replies on out_fd. Returns the process exit code.
-// Request:  {"id": N, "task": PATH, "child": ChildRequest}
-// Reply:    {"id": N, "record": {...child's final record...}, "outcome": {...}} or {"id": N, "error": TEXT}
+// Request:  WorkerRequest plus {"id": N}; reply: WorkerReply plus the same {"id": N} (eval/protocol.hpp).
 int worker_main(int in_fd, int out_fd, const WorkerSettings& settings);
 
 }  // namespace kernelrl::eval

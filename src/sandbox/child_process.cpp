@@ -170,7 +170,7 @@ ChildOutcome watch_child(ChildHandle& child, const std::map<std::string, double>
     auto it = limits.find(phase);
     return it != limits.end() ? it->second : default_limit_s;
   };
-  out.last_phase = "start";
+  out.last_phase = kStartPhase;
   double limit_s = default_limit_s;
   auto deadline = clock_type::now() + std::chrono::duration<double>(limit_s);
   std::string buffer;

@@ -12,10 +12,13 @@
 
 namespace kernelrl::sandbox {
 
+// ChildOutcome::last_phase of a child that ended before its first phase line.
+inline constexpr const char* kStartPhase = "start";
+
 struct ChildOutcome {
   bool has_record = false;
   nlohmann::json record;       // the child's final JSON line
-  std::string last_phase;      // phase the child was in when it ended
+  std::string last_phase;      // phase the child was in when it ended (kStartPhase: none yet)
   bool timed_out = false;
   double phase_limit_s = 0;    // the limit that ran out, when timed_out
   int exit_code = -1;          // when it exited

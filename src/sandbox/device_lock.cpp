@@ -70,12 +70,8 @@ void DeviceLock::acquire(Mode mode) {
   mode_ = mode;
 }
 
-DeviceLock::Mode mode_for_phase(const std::string& phase, DeviceLock::Mode current) {
-  using Mode = DeviceLock::Mode;
-  if (current == Mode::EXCLUSIVE) return current;
-  if (phase == "timing" || phase == "recheck" || phase == "ref_timing") return Mode::EXCLUSIVE;
-  if (phase == "setup" || phase == "load" || phase == "correctness") return Mode::SHARED;
-  return current;
+DeviceLock::Mode raised_mode(DeviceLock::Mode wanted, DeviceLock::Mode current) {
+  return static_cast<int>(wanted) > static_cast<int>(current) ? wanted : current;
 }
 
 }  // namespace kernelrl::sandbox

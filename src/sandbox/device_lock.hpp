@@ -1,6 +1,6 @@
 // Shared or exclusive use of the device by the evaluations of several worker processes: children
-// in their setup, load and correctness phases share it, timing holds it alone, so no other
-// evaluation's kernels run while one is timed. Held by the workers on behalf of their children
+// share it while their kernels are checked and hold it alone while timed, so no other
+// evaluation's kernels run meanwhile (which phase needs which mode: eval/phases.hpp). Held by the workers on behalf of their children
 // (never by candidate code), through flock(2) on two files of one folder. Writers go first: an
 // exclusive request waits holding a turnstile that every new shared request must pass.
 #pragma once
@@ -14,7 +14,7 @@ namespace kernelrl::sandbox {
 
 class DeviceLock {
  public:
-  enum class Mode { NONE, SHARED, EXCLUSIVE };
+  enum class Mode { NONE, SHARED, EXCLUSIVE };  // in this order: raised_mode compares them
 
   // Opens (creating when needed) the lock files in `dir`; all workers of one engine use the same dir.
   static common::Expected<DeviceLock> open(const std::filesystem::path& dir);
@@ -35,9 +35,9 @@ class DeviceLock {
   Mode mode_ = Mode::NONE;
 };
 
-// The lock mode a child's phase needs: setup, load and correctness share the device; timing,
-// recheck and ref_timing need it alone. Modes only go up: once exclusive, the child keeps it
-// until it ends, whatever phase names it sends.
-DeviceLock::Mode mode_for_phase(const std::string& phase, DeviceLock::Mode current);
+// The mode to hold when a child's next phase wants `wanted` while `current` is held: modes only
+// go up (NONE < SHARED < EXCLUSIVE), so once exclusive the child keeps it until it ends, whatever
+// phases it announces after.
+DeviceLock::Mode raised_mode(DeviceLock::Mode wanted, DeviceLock::Mode current);
 
 }  // namespace kernelrl::sandbox

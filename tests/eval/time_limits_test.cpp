@@ -46,8 +46,9 @@ TEST(TimeLimits, NoMultipleOrNoWorkLeavesTheFloors) {
   EXPECT_DOUBLE_EQ(scaled_phase_limits_s(o, {1e6, 1e6}).at("correctness"), 30.0);
   o.timeout_eager_multiple = 10;
   EXPECT_DOUBLE_EQ(scaled_phase_limits_s(o, {-1e6, -1e6}).at("timing"), 120.0);
-  EXPECT_EQ(calls_in_phase(o, "correctness"), 5);
-  EXPECT_EQ(calls_in_phase(o, "timing"), 17);
+  EXPECT_EQ(calls_in_phase(o, Phase::CORRECTNESS), 5);
+  EXPECT_EQ(calls_in_phase(o, Phase::TIMING), 17);
+  EXPECT_EQ(calls_in_phase(o, Phase::LOAD), 0);
 }
 
 // The limit in a TIMEOUT's message: "... ran past its limit of X s".

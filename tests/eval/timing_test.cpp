@@ -26,9 +26,9 @@ TEST(CallTimer, PreparesEveryCallAndAuditsEveryTimedOne) {
   auto timer = CallTimer::create(false, nullptr, 0);
   ASSERT_TRUE(timer) << timer.error().message;
   std::vector<std::string> log;
-  auto times = (*timer)->run([&](int rep) { log.push_back("call " + std::to_string(rep)); return std::string(); },
+  auto times = (*timer)->run([&](int rep) -> common::Fallible { log.push_back("call " + std::to_string(rep)); return common::Ok{}; },
                              small_options(), [&](int rep) { log.push_back("prepare " + std::to_string(rep)); },
-                             [&](int rep) { log.push_back("after " + std::to_string(rep)); return std::string(); });
+                             [&](int rep) -> common::Fallible { log.push_back("after " + std::to_string(rep)); return common::Ok{}; });
   ASSERT_TRUE(times) << times.error().message;
   EXPECT_EQ(times->size(), 7u);
   // 3 warm-ups (prepare, call), then 7 timed calls (prepare, call, after).
@@ -45,8 +45,11 @@ TEST(CallTimer, AnAuditErrorStopsTiming) {
   auto timer = CallTimer::create(false, nullptr, 0);
   ASSERT_TRUE(timer);
   int n_calls = 0;
-  auto times = (*timer)->run([&](int) { ++n_calls; return std::string(); }, small_options(), {},
-                             [&](int rep) { return rep == 2 ? std::string("audit of call 2 failed") : std::string(); });
+  auto times = (*timer)->run([&](int) -> common::Fallible { ++n_calls; return common::Ok{}; }, small_options(), {},
+                             [&](int rep) -> common::Fallible {
+                               if (rep == 2) return common::make_error("audit of call 2 failed");
+                               return common::Ok{};
+                             });
   ASSERT_FALSE(times);
   EXPECT_EQ(times.error().message, "audit of call 2 failed");
   EXPECT_EQ(n_calls, 3 + 3);  // warm-ups, then timed calls 0, 1, 2
@@ -57,7 +60,10 @@ TEST(CallTimer, PairedCallsAlternateAndShareTheirInputsRep) {
   ASSERT_TRUE(timer);
   std::vector<std::string> log;
   auto logged = [&](const std::string& what) {
-    return [&log, what](int rep) { log.push_back(what + " " + std::to_string(rep)); return std::string(); };
+    return [&log, what](int rep) -> common::Fallible {
+      log.push_back(what + " " + std::to_string(rep));
+      return common::Ok{};
+    };
   };
   auto times = (*timer)->run_paired(logged("a"), logged("b"), small_options(),
                                     [&](int rep) { log.push_back("prepare " + std::to_string(rep)); },
@@ -82,12 +88,12 @@ TEST(CallTimer, PairedTimingStopsAtTheJointBudget) {
   o.min_reps = 2;
   o.max_reps = 1000;
   o.timing_budget_ms = 2;  // the pairs stop once a + b reach 4 ms: with b sleeping 1 ms, after about 4 pairs
-  auto times = (*timer)->run_paired([](int) { return std::string(); },
-                                    [](int) {
+  auto times = (*timer)->run_paired([](int) -> common::Fallible { return common::Ok{}; },
+                                    [](int) -> common::Fallible {
                                       const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
                                       while (std::chrono::steady_clock::now() < until) {
                                       }
-                                      return std::string();
+                                      return common::Ok{};
                                     },
                                     o);
   ASSERT_TRUE(times) << times.error().message;
@@ -101,8 +107,11 @@ TEST(CallTimer, UntimedCallReturnsTheCallsError) {
   auto timer = CallTimer::create(false, nullptr, 0);
   ASSERT_TRUE(timer);
   int n_calls = 0;
-  EXPECT_EQ((*timer)->call_untimed([&] { ++n_calls; return std::string(); }, small_options()), "");
-  EXPECT_EQ((*timer)->call_untimed([&] { ++n_calls; return std::string("bad"); }, small_options()), "bad");
+  EXPECT_TRUE((*timer)->call_untimed([&]() -> common::Fallible { ++n_calls; return common::Ok{}; }, small_options()));
+  auto failed = (*timer)->call_untimed([&]() -> common::Fallible { ++n_calls; return common::make_error("bad"); },
+                                       small_options());
+  ASSERT_FALSE(failed);
+  EXPECT_EQ(failed.error().message, "bad");
   EXPECT_EQ(n_calls, 2);
 }
 

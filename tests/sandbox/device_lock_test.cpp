@@ -69,13 +69,13 @@ TEST_F(DeviceLockTest, ExclusiveWaitsForSharedAndGoesBeforeLaterShared) {
   EXPECT_EQ(late_at, 2);
 }
 
-TEST_F(DeviceLockTest, ModesOnlyGoUpAlongThePhases) {
-  EXPECT_EQ(mode_for_phase("setup", Mode::NONE), Mode::SHARED);
-  EXPECT_EQ(mode_for_phase("correctness", Mode::SHARED), Mode::SHARED);
-  EXPECT_EQ(mode_for_phase("timing", Mode::SHARED), Mode::EXCLUSIVE);
-  EXPECT_EQ(mode_for_phase("ref_timing", Mode::NONE), Mode::EXCLUSIVE);
-  EXPECT_EQ(mode_for_phase("correctness", Mode::EXCLUSIVE), Mode::EXCLUSIVE);  // no way back down
-  EXPECT_EQ(mode_for_phase("made-up", Mode::SHARED), Mode::SHARED);
+TEST_F(DeviceLockTest, ModesOnlyGoUp) {
+  EXPECT_EQ(raised_mode(Mode::SHARED, Mode::NONE), Mode::SHARED);
+  EXPECT_EQ(raised_mode(Mode::SHARED, Mode::SHARED), Mode::SHARED);
+  EXPECT_EQ(raised_mode(Mode::EXCLUSIVE, Mode::SHARED), Mode::EXCLUSIVE);
+  EXPECT_EQ(raised_mode(Mode::EXCLUSIVE, Mode::NONE), Mode::EXCLUSIVE);
+  EXPECT_EQ(raised_mode(Mode::SHARED, Mode::EXCLUSIVE), Mode::EXCLUSIVE);  // no way back down
+  EXPECT_EQ(raised_mode(Mode::NONE, Mode::SHARED), Mode::SHARED);
 }
 
 TEST_F(DeviceLockTest, UnwritableFolderIsAnErrorNamingIt) {

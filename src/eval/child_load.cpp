@@ -1,0 +1,120 @@
+// The load phase of an evaluating child (child_phases.hpp): what watches a kernelbench candidate
+// is set up first, then the process restricts itself and the candidate is loaded, its code
+// filtered from its first instruction (a native or host library's constructors, a kernelbench
+// module's top-level code; its extensions were built by the prebuild, load_inline only loads them).
+#include <pybind11/pybind11.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "eval/child_phases.hpp"
+#include "eval/host_runner.hpp"
+#include "sandbox/confinement.hpp"
+#include "sandbox/syscall_filter.hpp"
+
+namespace kernelrl::eval {
+
+namespace {
+
+constexpr std::uint64_t kHostMemoryHeadroomBytes = 8ull << 30;
+
+// From here on the process runs candidate code: no new processes, exec or network
+// (sandbox/syscall_filter.hpp), no writes outside scratch (sandbox/write_confinement.hpp).
+// Recorded in the result either way.
+// Writes are confined to the child's scratch folder (its cwd) and /dev (GPU device files), plus
+// CUDA's own JIT cache when it exists.
+nlohmann::json confine_process(bool cuda) {
+  nlohmann::json isolation;
+  std::vector<std::string> writable{std::filesystem::current_path().string(), "/dev"};
+  if (const char* home = std::getenv("HOME")) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(std::string(home) + "/.nv", ec)) writable.push_back(std::string(home) + "/.nv");
+  }
+  auto confined = sandbox::confine_writes(writable);
+  isolation["write_confinement"] = static_cast<bool>(confined);
+  if (!confined) isolation["write_confinement_error"] = confined.error().message;
+  auto installed = sandbox::install_syscall_filter();
+  isolation["syscall_filter"] = static_cast<bool>(installed);
+  if (!installed) isolation["syscall_filter_error"] = installed.error().message;
+  // Host memory: on the CPU the address space may grow by kHostMemoryHeadroomBytes past what
+  // setup needed. Not on a GPU: the CUDA driver reserves far more address space than it uses.
+  if (!cuda) {
+    auto limit = sandbox::limit_address_space_growth(kHostMemoryHeadroomBytes);
+    if (limit) isolation["address_space_limit_bytes"] = *limit;
+  }
+  return isolation;
+}
+
+void restrict_system_calls(const ChildSetup& s, Observations& obs) {
+  obs.isolation["defenses"] = s.req.options.defenses;
+  if (!s.req.options.defenses) return;
+  obs.isolation.update(confine_process(s.cuda));
+}
+
+// Host candidates run in a process of their own (eval/host_runner.hpp), forked before this one
+// restricts itself; native and kernelbench candidates (CUDA, Python) run here.
+bool in_separate_process(const ChildSetup& s) {
+  return s.req.format == common::Format::HOST && s.req.options.defenses && s.req.options.separate_process;
+}
+
+LoadOutcome load(const ChildSetup& s, Observations& obs) {
+  if (s.req.format == common::Format::KERNELBENCH) {
+    restrict_system_calls(s, obs);
+    return load_kernelbench(s.req.artifact, s.req.candidate, s.init_inputs, s.device, s.init_seed);
+  }
+  if (!in_separate_process(s)) {
+    restrict_system_calls(s, obs);
+    return load_shared_object(s.req.artifact, s.params);
+  }
+  // Room for one call's tensors twice over: get_inputs() may draw sizes that vary a little.
+  HostRunnerOptions options;
+  options.tensor_bytes = 2 * s.call_tensor_bytes + (1u << 20);
+  options.flush_caches = s.req.options.flush_l2;
+  HostRunnerStart runner = start_host_runner(s.req.artifact, s.params, options, [] { return confine_process(false); });
+  restrict_system_calls(s, obs);
+  obs.isolation["candidate_process"] = runner.isolation;
+  obs.isolation["candidate_process"]["separate"] = true;
+  return std::move(runner.loaded);
+}
+
+}  // namespace
+
+std::variant<LoadedCandidate, Verdict> prepare_load(const ChildSetup& s, Observations& obs) {
+  LoadedCandidate loaded;
+  if (s.req.format != common::Format::KERNELBENCH) return loaded;
+  if (auto prepared = prepare_kernelbench_loading(s.req.artifact); !prepared) {
+    return make_verdict(common::Status::RUNTIME_ERROR, prepared.error().message);
+  }
+  settle_torch_lazy_state();  // done by the worker already, unless this child was forked before
+  loaded.guard.emplace(s.task.module, s.task.model_class);
+  obs.isolation["tamper_guard"] = true;
+  // KernelBench's acceptance lets PyTorch operators do part of the work; the strict rules do not.
+  if (s.req.options.torch_op_audit && s.req.rules == common::RuleSet::STRICT) {
+    auto audit = TorchOpAudit::create();
+    obs.isolation["torch_op_audit"] = static_cast<bool>(audit);
+    if (audit) {
+      loaded.op_audit.emplace(std::move(*audit));
+    } else {
+      obs.isolation["torch_op_audit_error"] = audit.error().message;
+    }
+  }
+  return loaded;
+}
+
+std::optional<Verdict> load_candidate(const ChildSetup& s, LoadedCandidate& loaded, Observations& obs) {
+  LoadOutcome outcome = load(s, obs);
+  if (!outcome.candidate) return make_verdict(outcome.status, outcome.error);
+  loaded.candidate = std::move(outcome.candidate);
+  return std::nullopt;
+}
+
+std::optional<Verdict> tampered(const LoadedCandidate& loaded) {
+  if (!loaded.guard) return std::nullopt;
+  const std::string change = loaded.guard->first_change();
+  if (change.empty()) return std::nullopt;
+  return make_verdict(common::Status::REJECTED,
+                      "the candidate changed the interpreter it shares with the reference and the checker: " + change +
+                          " (kernelbench modules may not patch torch, the task or global settings)");
+}
+
+}  // namespace kernelrl::eval
