@@ -1,12 +1,13 @@
 // What the evaluation service costs on top of the engine, measured in one run on this machine (CPU):
 //   1. the same host jobs evaluated directly (eval::Engine::evaluate_batch, what `kernelrl eval
 //      --batch` runs; one evaluation at a time) and through the service (HTTP submit of one
-//      batch, Redis, one `kernelrl worker --redis`, batch wait), each repeated; the difference per
-//      job is the service's overhead, also as a fraction of a job's evaluation time;
+//      batch, Redis, one `kernelrl worker --redis`, batch wait), the two alternating, each repeated;
+//      the difference per job is the service's overhead, also as a fraction of a job's time;
 //   2. throughput through the service with 1, 2 and 4 workers (jobs/s).
 // Engines and workers are warmed (torch imported, candidate compiled, reference timed) before any
 // timed run. A redis-server and `kernelrl serve` are started on free loopback ports.
 // usage: kernelrl_service_bench [--jobs N] [--repeats R] [--profile cheap|timed] [--workers 1,2,4]
+//                               [--prefetch N (the workers' --prefetch, default 1)]
 // Profiles: cheap (1 correctness trial, no timing: the overhead shows most) and timed (5 trials,
 // timing with a 100 ms budget: closer to RL use). Defaults: 60 jobs, 3 repeats, cheap.
 #include <chrono>
@@ -64,9 +65,11 @@ struct Service {
     }
     port = std::stoi(m[1]);
   }
+  std::string prefetch = "1";
   void add_worker() {
     workers.emplace_back(std::vector<std::string>{KERNELRL_BINARY, "worker", "--redis", redis->url(), "--prefix", "bench",
-                                                  "--device", "cpu", "--cache-dir", (dir / "compile").string()},
+                                                  "--device", "cpu", "--cache-dir", (dir / "compile").string(),
+                                                  "--prefetch", prefetch},
                          dir / ("worker-" + std::to_string(workers.size()) + ".log"),
                          std::vector<std::string>{"KERNELRL_CACHE_DIR=" + (dir / "cache").string()});
   }
@@ -96,13 +99,14 @@ struct Service {
 
 int main(int argc, char** argv) {
   int n_jobs = 60, repeats = 3;
-  std::string profile = "cheap";
+  std::string profile = "cheap", prefetch = "1";
   std::vector<int> worker_counts = {1, 2, 4};
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--jobs") n_jobs = std::stoi(value);
     if (flag == "--repeats") repeats = std::stoi(value);
     if (flag == "--profile") profile = value;
+    if (flag == "--prefetch") prefetch = value;
     if (flag == "--workers") {
       worker_counts.clear();
       for (std::size_t p = 0; p < value.size();) {
@@ -139,29 +143,44 @@ int main(int argc, char** argv) {
   const std::vector<eval::EvalJob> warm(2, job), timed(static_cast<std::size_t>(n_jobs), job);
   (void)(*engine)->evaluate_batch(warm);
   std::vector<double> direct_s, eval_ms;
-  for (int r = 0; r < repeats; ++r) {
+  auto run_direct = [&]() -> bool {
     const auto t0 = clock_type::now();
     auto results = (*engine)->evaluate_batch(timed);
     direct_s.push_back(std::chrono::duration<double>(clock_type::now() - t0).count());
     for (const auto& res : results) {
-      if (!res || res->status != common::Status::OK) {
-        std::cerr << "direct evaluation failed\n";
-        return 2;
-      }
-      eval_ms.push_back(res->phases_ms.at("total"));
+      if (!res || res->status != common::Status::OK) return false;
+      eval_ms.push_back(res->phases_ms.count("child_total") ? res->phases_ms.at("child_total") : 0.0);
     }
-  }
-  engine->reset();
+    return true;
+  };
 
-  // 1b and 2. Through the service, with 1, 2, 4 workers.
+  // 1b. Through the service with one worker, alternating with the direct runs (so a drift of the
+  // machine reaches both alike); 2. then with more workers.
   Service service(*dir / "service");
+  service.prefetch = prefetch;
   const std::vector<nlohmann::json> jobs(static_cast<std::size_t>(n_jobs),
                                          {{"task", "service/task_add.py"}, {"candidate", common::read_file(candidate).value()},
                                           {"candidate_name", "add_ok.cpp"}, {"options", options}});
-  std::vector<std::pair<int, std::vector<double>>> service_s;
-  for (int n_workers : worker_counts) {
+  auto warm_workers = [&](int n_workers) {
     while (static_cast<int>(service.workers.size()) < n_workers) service.add_worker();
-    (void)service.run_batch(std::vector<nlohmann::json>(static_cast<std::size_t>(2 * n_workers), jobs[0]));  // warm every worker
+    (void)service.run_batch(std::vector<nlohmann::json>(static_cast<std::size_t>(2 * n_workers), jobs[0]));
+  };
+  std::vector<std::pair<int, std::vector<double>>> service_s;
+  warm_workers(1);
+  std::vector<double> one_worker;
+  for (int r = 0; r < repeats; ++r) {
+    const bool direct_first = r % 2 == 0;
+    if (direct_first && !run_direct()) return 2;
+    one_worker.push_back(service.run_batch(jobs));
+    if (!direct_first && !run_direct()) return 2;
+  }
+  engine->reset();
+  for (int n_workers : worker_counts) {
+    if (n_workers == 1) {
+      service_s.emplace_back(1, one_worker);
+      continue;
+    }
+    warm_workers(n_workers);
     std::vector<double> walls;
     for (int r = 0; r < repeats; ++r) walls.push_back(service.run_batch(jobs));
     service_s.emplace_back(n_workers, walls);
@@ -170,8 +189,10 @@ int main(int argc, char** argv) {
   const auto direct = eval::summarize(direct_s);
   const auto per_eval = eval::summarize(eval_ms);
   std::cout << "service bench: " << n_jobs << " host jobs (tests/service/data/task_add.py, add_ok.cpp), profile " << profile
+            << ", worker --prefetch " << prefetch
             << ", median of " << repeats << " runs; commit " << common::project_commit() << "\n"
-            << "an evaluation's own wall time (phases_ms.total, direct): median " << fmt(per_eval.median, 1) << " ms (p10 "
+            << "an evaluating process's wall time (phases_ms.child_total, direct): median " << fmt(per_eval.median, 1)
+            << " ms (p10 "
             << fmt(per_eval.p10, 1) << ", p90 " << fmt(per_eval.p90, 1) << ")\n";
   common::Table table({"path", "workers", "wall s (median)", "min..max s", "ms/job", "jobs/s", "overhead ms/job", "overhead %"});
   table.add_row({"direct (Engine::evaluate_batch)", "1", fmt(direct.median, 2), fmt(direct.min, 2) + ".." + fmt(direct.max, 2),

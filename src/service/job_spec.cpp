@@ -162,6 +162,10 @@ std::variant<JobSpec, RequestError> parse_job_request(const nlohmann::json& j, c
     spec.task_source = std::move(resolved->source);
     spec.task_manifest = std::move(resolved->manifest);
   } else if (s["task_source"]) {
+    if (!limits.allow_task_source) {
+      return bad(where + ".task_source: this service takes tasks by task-set path only (serve --no-task-source); "
+                 "see GET /v1/tasks", 403);
+    }
     spec.task_source = *s["task_source"];
     if (spec.task_source.size() > limits.max_source_bytes) {
       return bad(where + ".task_source: " + std::to_string(spec.task_source.size()) + " bytes, over the " +

@@ -70,8 +70,9 @@ redis.call('HINCRBY', KEYS[1], 'attempts', 1)
 return redis.call('HGET', KEYS[1], 'spec')
 )lua"};
 
-// KEYS: stream, stats. ARGV: prefix, group, entry, job id, result, status, evaluation s, ttl s,
-// poisoned, consumer, bucket bounds (comma separated). Returns 1 when this call stored the result.
+// KEYS: stream, stats. ARGV: prefix, group, entry, job id, result ("" only acknowledges), status,
+// evaluation s, ttl s, poisoned, consumer, bucket bounds (comma separated). Returns 1 when this call
+// stored the result.
 const RedisScript kStore{KRL_NOW R"lua(
 local p, jk = ARGV[1], ARGV[1] .. ':job:' .. ARGV[4]
 local function observe(key, v)
@@ -84,7 +85,7 @@ local function observe(key, v)
   redis.call('HINCRBYFLOAT', key, 'sum', v)
 end
 local stored = 0
-if redis.call('EXISTS', jk) == 1 and redis.call('HSETNX', jk, 'result', ARGV[5]) == 1 then
+if ARGV[5] ~= '' and redis.call('EXISTS', jk) == 1 and redis.call('HSETNX', jk, 'result', ARGV[5]) == 1 then
   stored = 1
   redis.call('HSET', jk, 'state', 'done', 'status', ARGV[6], 'finished_ms', now, 'finished_by', ARGV[10])
   redis.call('HINCRBY', KEYS[2], 'status:' .. ARGV[6], 1)
@@ -104,7 +105,7 @@ if redis.call('EXISTS', jk) == 1 and redis.call('HSETNX', jk, 'result', ARGV[5])
   end
   redis.call('PUBLISH', p .. ':done', ARGV[4])
 end
-if ARGV[9] ~= '1' then redis.call('HINCRBY', KEYS[2], 'evaluations', 1) end
+if ARGV[9] ~= '1' and ARGV[5] ~= '' then redis.call('HINCRBY', KEYS[2], 'evaluations', 1) end
 redis.call('XACK', KEYS[1], ARGV[2], ARGV[3])
 redis.call('XDEL', KEYS[1], ARGV[3])
 return stored

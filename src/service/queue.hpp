@@ -90,8 +90,9 @@ class JobQueue {
                                                         const std::string& consumer) const;
   // The stored spec, without marking anything (nullopt: the job is gone).
   common::Expected<std::optional<nlohmann::json>> peek(RedisConnection& c, const std::string& job_id) const;
-  // Stores the record unless one is there, then acknowledges and deletes the entry. Returns
-  // whether this call stored it. Idempotent: safe to retry after a lost connection.
+  // Stores the record unless one is there, then acknowledges and deletes the entry (an empty
+  // result_json only acknowledges). Returns whether this call stored it. Idempotent: safe to retry
+  // after a lost connection.
   struct Stored {
     const Delivery* delivery;
     std::string result_json;

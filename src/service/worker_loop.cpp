@@ -301,7 +301,7 @@ int run_slot(const SlotConfig& config, const std::atomic<bool>& stop) {
            " evaluations at once; queue " + url->text + " (prefix " + config.prefix + ")");
   std::thread beat([&] { slot.heartbeat(); });
   std::vector<std::thread> consumers;
-  for (unsigned i = 0; i < (*engine)->n_workers(); ++i) consumers.emplace_back([&] { slot.consume(); });
+  for (unsigned i = 0; i < (*engine)->n_workers() + config.prefetch; ++i) consumers.emplace_back([&] { slot.consume(); });
   for (auto& t : consumers) t.join();
   beat.join();
   slot.log("stopped");

@@ -1,6 +1,7 @@
 // One evaluation slot of `kernelrl worker --redis`: an engine (pinned to one GPU, or the CPU) and
-// as many consumer threads as the engine evaluates at once, each taking one job at a time from the
-// consumer group, evaluating it and storing the record before acknowledging it (queue.hpp). A
+// as many consumer threads as the engine evaluates at once plus `prefetch`, each taking one job at
+// a time from the consumer group, evaluating it and storing the record before acknowledging it
+// (queue.hpp). A
 // heartbeat thread announces the slot and keeps the jobs it holds from being claimed; jobs held by a
 // slot that stopped heartbeating for visibility_timeout_s are claimed by another, and a job whose
 // holders died max_attempts times ends as a RUNTIME_ERROR record.
@@ -22,6 +23,8 @@ struct SlotConfig {
   double visibility_timeout_s = 60;    // a job whose holder sent no heartbeat this long is claimed by another
   double heartbeat_s = 2;              // heartbeat and in-flight refresh period (well under the above)
   int max_attempts = 3;                // a job whose holders died this many times ends as RUNTIME_ERROR
+  unsigned prefetch = 1;               // jobs taken beyond the engine's free evaluators, so their compile
+                                       // (and file writing) overlaps the evaluations in progress
   long long result_ttl_s = 7 * 86400;  // results expire this long after they are stored
   std::filesystem::path work_dir;      // task and candidate files of the jobs; empty: a private temp folder
 };

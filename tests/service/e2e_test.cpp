@@ -150,13 +150,18 @@ void burst(int n, double timeout_s) {
   const double wall_s = seconds_since(t0);
   ASSERT_TRUE(done.value("done", false)) << "after " << wall_s << " s: " << done.value("n_done", 0) << " of " << n;
   std::map<std::string, int> wrong;
+  int n_cache_hits = 0;
   for (int i = 0; i < n; ++i) {
     const auto& view = done["jobs"][i];
     EXPECT_EQ(view["id"], ids[i]);
+    n_cache_hits += view["result"].value("cache_hit", false);
     const std::string status = view["result"].value("status", "none");
     if (status != expected[i]) ++wrong[expected[i] + " -> " + status + ": " + view["result"]["error"].value("message", "")];
   }
   EXPECT_TRUE(wrong.empty()) << nlohmann::json(wrong).dump(1);
+  // The workers share one compile cache (a machine's): each of the 4 candidates is compiled at most
+  // once per worker, whatever the number of jobs.
+  EXPECT_GE(n_cache_hits, n - 4 * ServiceEnv::kWorkers);
   auto m = env->metrics();
   EXPECT_EQ(env->finished_total(), finished_before + n);  // one stored result per job: none lost, none twice
   EXPECT_EQ(m["kernelrl_queue_depth"], 0);

@@ -160,6 +160,18 @@ TEST(JobSpec, ATaskSourceMayCarryAManifestEntryWhichIsChecked) {
   expect_error(j, 400, "jobs[2].task_name: 'relu.txt' must end in .py");
 }
 
+TEST(JobSpec, AServiceWithoutTaskSourceTakesTasksByPathOnly) {
+  JobLimits limits;
+  limits.allow_task_source = false;
+  auto by_text = parse_job_request({{"task_source", "import os"}, {"candidate", "x"}, {"format", "host"}}, "job",
+                                   source_task_sets(), limits);
+  ASSERT_TRUE(std::holds_alternative<RequestError>(by_text));
+  EXPECT_EQ(std::get<RequestError>(by_text).http_status, 403);
+  EXPECT_NE(std::get<RequestError>(by_text).message.find("job.task_source: this service takes tasks by task-set path only"),
+            std::string::npos);
+  EXPECT_TRUE(std::holds_alternative<JobSpec>(parse_job_request(host_job(), "job", source_task_sets(), limits)));
+}
+
 TEST(TaskSets, RegistrationErrorsNameTheArgument) {
   TaskSets sets;
   auto missing = sets.add("/no/such/folder");

@@ -89,9 +89,14 @@ TEST_F(QueueTest, AResultIsStoredOnceAndAcknowledgedWithIt) {
   EXPECT_EQ((*view)->result["status"], "OK");
   EXPECT_EQ((*view)->finished_by, "w1");
   EXPECT_EQ((*view)->attempts, 1);
-  auto again = queue.start(*c, d.job_id, "w3");  // a late redelivery finds it done
+  auto again = queue.start(*c, d.job_id, "w3");  // a late redelivery finds it done ...
   ASSERT_TRUE(again);
   EXPECT_FALSE(*again);
+  JobQueue::Stored ack_only{&d, "", "", 0, false, "w3", 3600};  // ... and only acknowledges
+  auto acked = queue.store_result(*c, ack_only);
+  ASSERT_TRUE(acked);
+  EXPECT_FALSE(*acked);
+  EXPECT_EQ((*queue.get(*c, d.job_id))->result["status"], "OK");
   auto stats = queue.stats(*c, 10000);
   ASSERT_TRUE(stats);
   long long ok = 0, timeout = 0, evaluations = 0;

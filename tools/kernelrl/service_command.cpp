@@ -79,6 +79,9 @@ CLI::App* add_serve_command(CLI::App& app, ServeArgs& a) {
       ->capture_default_str();
   cmd->add_option("--worker-alive-s", a.worker_alive_s, "a worker silent this long is not counted alive")
       ->capture_default_str();
+  cmd->add_flag("--no-task-source", a.no_task_source,
+                "accept tasks only by task-set path, not as text (a task is Python the workers run: with task_source, "
+                "a token lets its holder run Python on the evaluation hosts)");
   cmd->add_flag("--print-config", a.print_config, "print the resolved configuration as JSON and exit");
   return cmd;
 }
@@ -96,6 +99,9 @@ CLI::App* add_worker_command(CLI::App& app, WorkerArgs& a) {
       ->capture_default_str();
   cmd->add_option("--heartbeat-s", a.heartbeat_s, "heartbeat period (well under the visibility timeout)")->capture_default_str();
   cmd->add_option("--max-attempts", a.max_attempts, "a job whose workers died this many times ends as RUNTIME_ERROR")
+      ->capture_default_str();
+  cmd->add_option("--prefetch", a.prefetch,
+                  "jobs each GPU process takes beyond its free evaluations, so their compile overlaps the evaluations")
       ->capture_default_str();
   cmd->add_option("--result-ttl-s", a.result_ttl_s, "results expire this long after they are stored")->capture_default_str();
   cmd->add_option("--work-dir", a.work_dir, "folder for the jobs' task and candidate files (default: a private temp folder)");
@@ -132,12 +138,13 @@ int run_serve(const ServeArgs& a) {
   c.result_ttl_s = a.result_ttl_s;
   c.http_threads = a.http_threads;
   c.worker_alive_s = a.worker_alive_s;
+  c.job_limits.allow_task_source = !a.no_task_source;
   if (a.print_config) {
     std::cout << nlohmann::json{{"command", "serve"},       {"redis", c.redis_url},          {"listen", c.listen},
                                 {"token_file", a.token_file}, {"tasks", c.task_sets},        {"prefix", c.prefix},
                                 {"max_request_bytes", c.max_request_bytes}, {"max_batch_jobs", c.max_batch_jobs},
                                 {"max_queue", c.max_queue}, {"max_wait_s", c.max_wait_s}, {"result_ttl_s", c.result_ttl_s},
-                                {"http_threads", c.http_threads}}
+                                {"http_threads", c.http_threads}, {"task_source", c.job_limits.allow_task_source}}
                      .dump(2)
               << "\n";
     return 0;
@@ -171,6 +178,7 @@ int run_worker(const WorkerArgs& a, const eval::EngineConfig& engine, const std:
   c.visibility_timeout_s = a.visibility_timeout_s;
   c.heartbeat_s = a.heartbeat_s;
   c.max_attempts = a.max_attempts;
+  c.prefetch = a.prefetch;
   c.result_ttl_s = a.result_ttl_s;
   c.work_dir = a.work_dir;
   if (!(a.heartbeat_s > 0) || !(a.visibility_timeout_s >= 2 * a.heartbeat_s) || a.max_attempts < 1) {
@@ -190,7 +198,7 @@ int run_worker(const WorkerArgs& a, const eval::EngineConfig& engine, const std:
   if (a.print_config) {
     std::cout << nlohmann::json{{"command", "worker"}, {"redis", c.redis_url}, {"prefix", c.prefix}, {"gpus", *gpus},
                                 {"visibility_timeout_s", c.visibility_timeout_s}, {"heartbeat_s", c.heartbeat_s},
-                                {"max_attempts", c.max_attempts}, {"result_ttl_s", c.result_ttl_s},
+                                {"max_attempts", c.max_attempts}, {"prefetch", c.prefetch}, {"result_ttl_s", c.result_ttl_s},
                                 {"evaluations_per_slot", engine.n_workers}, {"options", engine.options}}
                      .dump(2)
               << "\n";

@@ -29,6 +29,7 @@ struct ServeArgs {
   long long result_ttl_s = 7 * 86400;
   int http_threads = 64;
   double worker_alive_s = 30;
+  bool no_task_source = false;
   bool print_config = false;
 };
 
@@ -39,6 +40,7 @@ struct WorkerArgs {
   double visibility_timeout_s = 60;
   double heartbeat_s = 2;
   int max_attempts = 3;
+  unsigned prefetch = 1;
   long long result_ttl_s = 7 * 86400;
   std::string work_dir;
   std::string slot;  // internal: set on the per-GPU processes a supervisor starts
