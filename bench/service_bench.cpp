@@ -203,7 +203,8 @@ int main(int argc, char** argv) {
     const double overhead_ms = 1000 * (s.median - direct.median) / n_jobs;
     table.add_row({"service (HTTP + Redis + worker)", std::to_string(n_workers), fmt(s.median, 2),
                    fmt(s.min, 2) + ".." + fmt(s.max, 2), fmt(1000 * s.median / n_jobs, 1), fmt(n_jobs / s.median, 1),
-                   comparable ? fmt(overhead_ms, 2) : "", comparable ? fmt(100 * overhead_ms / (1000 * direct.median / n_jobs), 1) : ""});
+                   comparable ? fmt(overhead_ms, 2) : "",
+                   comparable ? fmt(100 * overhead_ms / (1000 * direct.median / n_jobs), 1) : ""});
   }
   std::cout << table.render();
   service.workers.clear();

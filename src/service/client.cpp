@@ -60,7 +60,9 @@ common::Expected<nlohmann::json> ServiceClient::request(const std::string& metho
       last_error = "no response (" + httplib::to_string(res.error()) + ")";
     } else if (res->status >= 200 && res->status < 300) {
       auto j = nlohmann::json::parse(res->body, nullptr, false);
-      if (j.is_discarded()) return common::make_error(config_.base_url + path + ": the answer is not JSON: " + excerpt(res->body));
+      if (j.is_discarded()) {
+        return common::make_error(config_.base_url + path + ": the answer is not JSON: " + excerpt(res->body));
+      }
       return j;
     } else if (!retryable(res->status)) {
       return common::make_error(config_.base_url + path + ": HTTP " + std::to_string(res->status) + ": " +
@@ -83,7 +85,9 @@ common::Expected<std::string> ServiceClient::submit(nlohmann::json job) {
   if (!job.contains("client_id")) job["client_id"] = random_id("c-");  // a retried POST is then idempotent
   auto r = request("POST", "/v1/evaluations", job.dump(), config_.request_timeout_s);
   if (!r) return r.error();
-  if (!r->contains("id") || !(*r)["id"].is_string()) return common::make_error(config_.base_url + ": submission answer without an id");
+  if (!r->contains("id") || !(*r)["id"].is_string()) {
+    return common::make_error(config_.base_url + ": submission answer without an id");
+  }
   return (*r)["id"].get<std::string>();
 }
 
@@ -97,24 +101,22 @@ common::Expected<SubmittedBatch> ServiceClient::submit_batch(std::vector<nlohman
   return SubmittedBatch{(*r)["batch"].get<std::string>(), (*r)["ids"].get<std::vector<std::string>>()};
 }
 
-common::Expected<nlohmann::json> ServiceClient::wait(const std::string& id) {
+common::Expected<nlohmann::json> ServiceClient::poll(const std::string& path, const std::string& done_key,
+                                                     const nlohmann::json& done_value) {
   char wait_s[32];
   std::snprintf(wait_s, sizeof wait_s, "%g", config_.wait_s);
   while (true) {
-    auto r = request("GET", "/v1/evaluations/" + id + "?wait_s=" + wait_s, "", config_.wait_s + config_.request_timeout_s);
-    if (!r) return r.error();
-    if (r->value("state", "") == "done") return r;
+    auto r = request("GET", path + "?wait_s=" + wait_s, "", config_.wait_s + config_.request_timeout_s);
+    if (!r || (r->contains(done_key) && (*r)[done_key] == done_value)) return r;
   }
 }
 
+common::Expected<nlohmann::json> ServiceClient::wait(const std::string& id) {
+  return poll("/v1/evaluations/" + id, "state", "done");
+}
+
 common::Expected<nlohmann::json> ServiceClient::wait_batch(const std::string& batch) {
-  char wait_s[32];
-  std::snprintf(wait_s, sizeof wait_s, "%g", config_.wait_s);
-  while (true) {
-    auto r = request("GET", "/v1/batches/" + batch + "?wait_s=" + wait_s, "", config_.wait_s + config_.request_timeout_s);
-    if (!r) return r.error();
-    if (r->value("done", false)) return r;
-  }
+  return poll("/v1/batches/" + batch, "done", true);
 }
 
 common::Expected<nlohmann::json> ServiceClient::get(const std::string& path) {

@@ -49,6 +49,9 @@ class ServiceClient {
 
  private:
   explicit ServiceClient(ServiceClientConfig config) : config_(std::move(config)) {}
+  // GETs `path` (waiting wait_s each time) until the answer's done_key equals done_value.
+  common::Expected<nlohmann::json> poll(const std::string& path, const std::string& done_key,
+                                        const nlohmann::json& done_value);
   // One request with retries; the parsed body of a 2xx answer.
   common::Expected<nlohmann::json> request(const std::string& method, const std::string& path, const std::string& body,
                                            double timeout_s);

@@ -72,7 +72,8 @@ Front::Handler Front::guarded(bool needs_token, Handler handler) {
   return [this, needs_token, handler = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
     if (needs_token && !auth_.allows(req.get_header_value("Authorization"))) {
       res.set_header("WWW-Authenticate", "Bearer");
-      send_error(res, 401, "missing or wrong bearer token (send Authorization: Bearer TOKEN, a token of the service's --token-file)");
+      send_error(res, 401,
+                 "missing or wrong bearer token (send Authorization: Bearer TOKEN, a token of the service's --token-file)");
       return;
     }
     try {
@@ -181,7 +182,8 @@ common::Expected<double> wait_param(const httplib::Request& req, double max_wait
 }  // namespace
 
 void Front::wait_for(double wait_s, const std::function<bool()>& done) {
-  const auto deadline = clock_type::now() + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(wait_s));
+  const auto deadline =
+      clock_type::now() + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(wait_s));
   std::uint64_t seen;
   {
     std::lock_guard<std::mutex> lock(done_mutex_);
@@ -197,46 +199,57 @@ void Front::wait_for(double wait_s, const std::function<bool()>& done) {
   }
 }
 
-void Front::get_evaluation(const httplib::Request& req, httplib::Response& res) {
+bool Front::wait_request(const httplib::Request& req, httplib::Response& res, const std::string& kind, double& wait_s) {
+  auto w = wait_param(req, config_.max_wait_s);
+  if (!w) {
+    send_error(res, 400, w.error().message);
+    return false;
+  }
+  wait_s = *w;
   const std::string id = req.matches[1];
-  auto wait_s = wait_param(req, config_.max_wait_s);
-  if (!wait_s) return send_error(res, 400, wait_s.error().message);
-  if (!valid_id(id)) return send_error(res, 404, "job '" + id.substr(0, 80) + "' is unknown");
+  if (!valid_id(id)) {
+    send_error(res, 404, kind + " '" + id.substr(0, 80) + "' is unknown");
+    return false;
+  }
+  return true;
+}
+
+template <class T, class Fetch, class Done>
+common::Expected<std::optional<T>> Front::poll(double wait_s, Fetch fetch, Done done) {
+  common::Expected<std::optional<T>> last = std::optional<T>{};
+  wait_for(wait_s, [&] {
+    last = fetch();
+    return !last || !*last || done(**last);
+  });
+  return last;
+}
+
+void Front::get_evaluation(const httplib::Request& req, httplib::Response& res) {
+  double wait_s = 0;
+  if (!wait_request(req, res, "job", wait_s)) return;
+  const std::string id = req.matches[1];
   auto c = pool_.lease();
   if (!c) return send_redis_down(res, c.error().message);
-  std::optional<JobView> view;
-  std::optional<common::Error> failed;
-  wait_for(*wait_s, [&] {
-    auto v = queue_.get(**c, id);
-    if (!v) failed = v.error();
-    else view = *v;
-    return failed || !view || view->state == "done";
-  });
-  if (failed) return send_redis_down(res, failed->message);
-  if (!view) {
+  auto view = poll<JobView>(wait_s, [&] { return queue_.get(**c, id); }, [](const JobView& v) { return v.state == "done"; });
+  if (!view) return send_redis_down(res, view.error().message);
+  if (!*view) {
     return send_error(res, 404, "job '" + id + "' is unknown (or its result expired: serve --result-ttl-s " +
                                     std::to_string(config_.result_ttl_s) + ")");
   }
-  send_json(res, 200, view_json(*view));
+  send_json(res, 200, view_json(**view));
 }
 
 void Front::get_batch(const httplib::Request& req, httplib::Response& res) {
+  double wait_s = 0;
+  if (!wait_request(req, res, "batch", wait_s)) return;
   const std::string batch = req.matches[1];
-  auto wait_s = wait_param(req, config_.max_wait_s);
-  if (!wait_s) return send_error(res, 400, wait_s.error().message);
-  if (!valid_id(batch)) return send_error(res, 404, "batch '" + batch.substr(0, 80) + "' is unknown");
   auto c = pool_.lease();
   if (!c) return send_redis_down(res, c.error().message);
-  std::optional<std::pair<long long, long long>> progress;
-  std::optional<common::Error> failed;
-  wait_for(*wait_s, [&] {
-    auto p = queue_.batch_progress(**c, batch);
-    if (!p) failed = p.error();
-    else progress = *p;
-    return failed || !progress || progress->second >= progress->first;
-  });
-  if (failed) return send_redis_down(res, failed->message);
-  if (!progress) return send_error(res, 404, "batch '" + batch + "' is unknown (or expired)");
+  using Progress = std::pair<long long, long long>;  // n_jobs, n_done
+  auto progress = poll<Progress>(wait_s, [&] { return queue_.batch_progress(**c, batch); },
+                                 [](const Progress& p) { return p.second >= p.first; });
+  if (!progress) return send_redis_down(res, progress.error().message);
+  if (!*progress) return send_error(res, 404, "batch '" + batch + "' is unknown (or expired)");
   auto jobs = queue_.batch_jobs(**c, batch);
   if (!jobs) return send_redis_down(res, jobs.error().message);
   nlohmann::json list = nlohmann::json::array();
@@ -255,19 +268,27 @@ void Front::get_tasks(httplib::Response& res) {
   send_json(res, 200, *listing);
 }
 
-void Front::get_workers(httplib::Response& res) {
+std::optional<nlohmann::json> Front::workers_or_503(httplib::Response& res) {
   auto c = pool_.lease();
-  if (!c) return send_redis_down(res, c.error().message);
+  if (!c) {
+    send_redis_down(res, c.error().message);
+    return std::nullopt;
+  }
   auto workers = queue_.workers(**c, static_cast<long long>(config_.worker_alive_s * 1000));
-  if (!workers) return send_redis_down(res, workers.error().message);
-  send_json(res, 200, {{"workers", *workers}});
+  if (!workers) {
+    send_redis_down(res, workers.error().message);
+    return std::nullopt;
+  }
+  return *workers;
+}
+
+void Front::get_workers(httplib::Response& res) {
+  if (auto workers = workers_or_503(res)) send_json(res, 200, {{"workers", *workers}});
 }
 
 void Front::get_health(httplib::Response& res) {
-  auto c = pool_.lease();
-  if (!c) return send_redis_down(res, c.error().message);
-  auto workers = queue_.workers(**c, static_cast<long long>(config_.worker_alive_s * 1000));
-  if (!workers) return send_redis_down(res, workers.error().message);
+  auto workers = workers_or_503(res);
+  if (!workers) return;
   nlohmann::json devices = nlohmann::json::array();
   int alive = 0;
   for (const auto& w : *workers) {

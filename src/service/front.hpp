@@ -21,6 +21,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -88,6 +89,13 @@ class Front {
   // Waits until `done()` or `wait_s` passed, re-checking whenever a result is announced (and at
   // least every 250 ms, in case an announcement was missed).
   void wait_for(double wait_s, const std::function<bool()>& done);
+  // A waiting GET's wait_s (query) and id (path); false when an error answer was sent.
+  bool wait_request(const httplib::Request& req, httplib::Response& res, const std::string& kind, double& wait_s);
+  // Fetches until it fails, finds nothing, `done(value)` holds or wait_s passed; the last fetch.
+  template <class T, class Fetch, class Done>
+  common::Expected<std::optional<T>> poll(double wait_s, Fetch fetch, Done done);
+  // The worker list, or nullopt when a 503 was sent.
+  std::optional<nlohmann::json> workers_or_503(httplib::Response& res);
   void listen_for_results();  // the subscriber thread
 
   ServeConfig config_;

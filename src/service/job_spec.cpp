@@ -237,7 +237,9 @@ common::Expected<JobSpec> from_stored(const nlohmann::json& j) {
                                     std::tuple{"candidate_source", true, &spec.candidate_source},
                                     std::tuple{"format", true, &format}, std::tuple{"rules", false, &rules},
                                     std::tuple{"device", false, &device}, std::tuple{"client_id", false, &spec.client_id}}) {
-    if (!text(key, required, *out)) return common::make_error(std::string("stored job: '") + key + "' is missing or not a string");
+    if (!text(key, required, *out)) {
+      return common::make_error(std::string("stored job: '") + key + "' is missing or not a string");
+    }
   }
   auto f = common::parse_format(format);
   if (!f) return common::make_error("stored job: format '" + format + "' is unknown");

@@ -238,7 +238,9 @@ common::Expected<std::optional<std::string>> RedisSubscriber::next(int timeout_m
   RedisReply reply = copy_reply(static_cast<redisReply*>(raw));
   freeReplyObject(raw);
   // ["message", channel, payload]
-  if (reply.elements.size() == 3 && reply.elements[0].text() == "message") return std::optional<std::string>{reply.elements[2].text()};
+  if (reply.elements.size() == 3 && reply.elements[0].text() == "message") {
+    return std::optional<std::string>{reply.elements[2].text()};
+  }
   return std::optional<std::string>{};
 }
 

@@ -37,7 +37,8 @@ double seconds_since(clock_type::time_point t0) {
 struct Backoff {
   double wait_s = 0.1;
   void sleep(const std::atomic<bool>* stop = nullptr) {
-    const auto until = clock_type::now() + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(wait_s));
+    const auto until =
+        clock_type::now() + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(wait_s));
     while (clock_type::now() < until && !(stop && *stop)) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     wait_s = std::min(wait_s * 2, 5.0);
   }
@@ -182,33 +183,26 @@ void Slot::consume() {
   while (!stop_) {
     if (!c) c = connect(block_ms / 1000.0 + 10);
     if (!c) break;
-    std::optional<Delivery> d;
-    // Stale entries first (their holder is presumed dead), at most every quarter visibility timeout per slot.
+    // Stale entries first (their holder is presumed dead), at most every quarter visibility timeout
+    // per slot; then new ones.
     const long long now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(clock_type::now().time_since_epoch()).count();
     long long last = last_claim_ms_.load();
-    if (now_ms - last >= std::max(50LL, visibility_ms / 4) && last_claim_ms_.compare_exchange_strong(last, now_ms)) {
-      auto claimed = queue_.claim_stale(*c, consumer_, visibility_ms);
-      if (!claimed) {
-        if (!redis_away_.exchange(true)) log("claiming failed, retrying: " + claimed.error().message);
-        c.reset();
-        backoff.sleep(&stop_);
-        continue;
-      }
-      d = *claimed;
-      if (d) log("claimed job " + d->job_id + " from " + d->previous_owner + " (delivery " + std::to_string(d->deliveries) + ")");
+    const bool claim =
+        now_ms - last >= std::max(50LL, visibility_ms / 4) && last_claim_ms_.compare_exchange_strong(last, now_ms);
+    auto d = claim ? queue_.claim_stale(*c, consumer_, visibility_ms) : std::optional<Delivery>{};
+    if (d && *d) {
+      log("claimed job " + (*d)->job_id + " from " + (*d)->previous_owner + " (delivery " +
+          std::to_string((*d)->deliveries) + ")");
     }
+    if (d && !*d) d = queue_.read_next(*c, consumer_, block_ms);
     if (!d) {
-      auto next = queue_.read_next(*c, consumer_, block_ms);
-      if (!next) {
-        if (!redis_away_.exchange(true)) log("reading the queue failed, retrying: " + next.error().message);
-        c.reset();
-        backoff.sleep(&stop_);
-        continue;
-      }
-      d = *next;
+      if (!redis_away_.exchange(true)) log("taking a job failed, retrying: " + d.error().message);
+      c.reset();
+      backoff.sleep(&stop_);
+      continue;
     }
     backoff.reset();
-    if (d) handle(c, *d);
+    if (*d) handle(c, **d);
   }
 }
 

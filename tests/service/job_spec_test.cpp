@@ -4,6 +4,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <vector>
 
 #include "service/job_spec.hpp"
 #include "service/task_sets.hpp"
@@ -80,41 +82,34 @@ TEST(JobSpec, TheFormatComesFromTheCandidateNameWhenNotGiven) {
   EXPECT_EQ(std::get<JobSpec>(r).candidate_name, "runs/x/turn1.cu");
 }
 
+// A valid job changed by `edit`: the status and the message fragment it must get.
+struct BadJob {
+  std::function<void(nlohmann::json&)> edit;
+  int status;
+  std::string fragment;
+};
+
 TEST(JobSpec, BadJobsAre4xxNamingTheField) {
+  const std::vector<BadJob> cases = {
+      {[](auto& j) { j["candidat"] = "x"; }, 400, "jobs[2].candidat: unknown field"},
+      {[](auto& j) { j.erase("candidate"); }, 400, "jobs[2].candidate: missing"},
+      {[](auto& j) { j["candidate"] = 42; }, 400, "jobs[2].candidate: must be a string"},
+      {[](auto& j) { j["format"] = "cuda"; }, 400, "jobs[2].format: 'cuda' is not one of native, host, kernelbench"},
+      {[](auto& j) { j.erase("format"); }, 400, "jobs[2].format: missing"},
+      {[](auto& j) { j["rules"] = "lenient"; }, 400, "jobs[2].rules: 'lenient'"},
+      {[](auto& j) { j["device"] = "tpu"; }, 400, "jobs[2].device: 'tpu'"},
+      {[](auto& j) { j.erase("task"); }, 400, "jobs[2]: missing \"task\""},
+      {[](auto& j) { j["task_source"] = "import torch"; }, 400, "either \"task\""},
+      {[](auto& j) { j["client_id"] = "has space"; }, 400, "jobs[2].client_id"},
+      {[](auto& j) { j["candidate"] = std::string((16u << 20) + 1, 'x'); }, 413,
+       "jobs[2].candidate: 16777217 bytes, over the 16777216-byte limit"},
+  };
   expect_error(nlohmann::json::array(), 400, "jobs[2]: must be an object");
-  auto j = host_job();
-  j["candidat"] = "x";
-  expect_error(j, 400, "jobs[2].candidat: unknown field");
-  j = host_job();
-  j.erase("candidate");
-  expect_error(j, 400, "jobs[2].candidate: missing");
-  j = host_job();
-  j["candidate"] = 42;
-  expect_error(j, 400, "jobs[2].candidate: must be a string");
-  j = host_job();
-  j["format"] = "cuda";
-  expect_error(j, 400, "jobs[2].format: 'cuda' is not one of native, host, kernelbench");
-  j = host_job();
-  j.erase("format");
-  expect_error(j, 400, "jobs[2].format: missing");
-  j = host_job();
-  j["rules"] = "lenient";
-  expect_error(j, 400, "jobs[2].rules: 'lenient'");
-  j = host_job();
-  j["device"] = "tpu";
-  expect_error(j, 400, "jobs[2].device: 'tpu'");
-  j = host_job();
-  j.erase("task");
-  expect_error(j, 400, "jobs[2]: missing \"task\"");
-  j = host_job();
-  j["task_source"] = "import torch";
-  expect_error(j, 400, "either \"task\"");
-  j = host_job();
-  j["client_id"] = "has space";
-  expect_error(j, 400, "jobs[2].client_id");
-  j = host_job();
-  j["candidate"] = std::string((16u << 20) + 1, 'x');
-  expect_error(j, 413, "jobs[2].candidate: 16777217 bytes, over the 16777216-byte limit");
+  for (const auto& c : cases) {
+    auto j = host_job();
+    c.edit(j);
+    expect_error(j, c.status, c.fragment);
+  }
 }
 
 TEST(JobSpec, OptionsAreCheckedByNameTypeAndRange) {
