@@ -147,6 +147,14 @@ if [ "$mode" = main ]; then
 
   kernelbench_batches
 
+  # The CPU entries of the adversarial corpus built by this machine's toolchain (CI runs them with
+  # Debian's): every hack still refused, the honest controls still OK.
+  $python -c 'import json; m = json.load(open("tests/adversarial/adversarial.json")); json.dump([e for e in m if e.get("device") == "cpu" and not e.get("known_gap")], open("/tmp/cpu-adversarial.json", "w"))'
+  $bin eval --batch /tmp/cpu-adversarial.json --device cpu --check-expect --timeout-correctness-s 60 \
+    --out "$out/cpu-adversarial.jsonl" >"$logs/cpu-adversarial.log" 2>&1
+  note "adversarial corpus (CPU entries, this machine's toolchain): rc $? (1: a status differs from its expectation)"
+  grep -E "UNEXPECTED|differ" "$logs/cpu-adversarial.log" | head -10 | tee -a "$summary"
+
   if [ -n "${TASKS_CHECK_S:-}" ]; then
     timeout "$TASKS_CHECK_S" $bin tasks check tasks --json >"$out/tasks-check.jsonl" 2>"$logs/tasks-check.log"
     note "tasks check (all tasks, >= 100 us): rc $?, $(grep -c '"ok":true' "$out/tasks-check.jsonl") ok of $(wc -l <"$out/tasks-check.jsonl")"

@@ -45,6 +45,9 @@ class Candidate {
   // does not show (the params). An error text, or "". In process: nothing to do.
   virtual std::string stage(CallArgs&) { return ""; }
   virtual std::string collect(CallArgs&) { return ""; }
+  // Why the candidate broke a rule of the evaluation outside its calls (a thread of its own still
+  // running when no call is, ...), or "": asked before every call and before every call is judged.
+  virtual std::string refusal_between_calls() { return ""; }
 };
 
 struct LoadOutcome {

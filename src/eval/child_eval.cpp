@@ -4,6 +4,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -25,6 +26,7 @@
 #include "eval/host_runner.hpp"
 #include "eval/op_audit.hpp"
 #include "eval/tamper_guard.hpp"
+#include "eval/time_limits.hpp"
 #include "eval/timing.hpp"
 #include "eval/torch_tensors.hpp"
 #include "sandbox/child_process.hpp"
@@ -72,12 +74,16 @@ std::uint64_t fresh_seed() {
 }
 
 // The child's side of the worker's pipes: announces each phase and waits for the worker's grant
-// (it may hold the device lock meanwhile), and sends the final record.
+// (it may hold the device lock meanwhile), and sends the final record. The first phase after
+// setup carries the limits of the later phases (eval/time_limits.hpp), before any candidate code
+// runs; the worker takes the first such line only (sandbox::watch_child).
 class Reporter {
  public:
   Reporter(int report_fd, int request_fd) : report_fd_(report_fd), request_fd_(request_fd) {}
-  void phase(const std::string& name) {
-    write_line({{"phase", name}});
+  void phase(const std::string& name, const std::map<std::string, double>& limits_s = {}) {
+    nlohmann::json line = {{"phase", name}};
+    if (!limits_s.empty()) line["limits_s"] = limits_s;
+    write_line(line);
     if (request_fd_ >= 0 && !sandbox::wait_for_grant(request_fd_)) _exit(0);  // the worker is gone
   }
   void final(const nlohmann::json& j) { write_line(j); }
@@ -130,11 +136,21 @@ struct Context {
   std::optional<TamperGuard> guard;      // kernelbench: what the candidate's Python must leave alone
   std::optional<TorchOpAudit> op_audit;  // kernelbench: which PyTorch operators its calls run
   bool candidate_code_ran = false;       // from loading the candidate on: its code shares this process
+  TaskWork work;                         // the task's draw and eager forward, timed in setup
 };
 
 struct TaskError {
   std::string message;
 };
+
+// A rule the candidate broke between calls (Candidate::refusal_between_calls): REJECTED.
+struct CandidateRefused {
+  std::string message;
+};
+
+void check_between_calls(Candidate& cand) {
+  if (auto refused = cand.refusal_between_calls(); !refused.empty()) throw CandidateRefused{refused};
+}
 
 py::object call_reference(Context& c, const std::vector<py::object>& inputs) {
   py::object no_grad = c.torch.attr("no_grad")();
@@ -236,8 +252,12 @@ void setup(Context& c) {
   std::vector<py::object> inputs;
   py::object ret;
   try {
+    auto t_step = clock_type::now();
     inputs = fresh_inputs(c, fresh_seed());
+    add_step(c.result.phases_ms, "setup.draw", t_step);
     ret = call_reference(c, inputs);
+    if (c.cuda) c.torch.attr("cuda").attr("synchronize")();
+    add_step(c.result.phases_ms, "setup.reference", t_step);
   } catch (py::error_already_set& e) {
     throw TaskError{file + ": the reference forward raised: " + task::format_python_error(e.what(), file)};
   }
@@ -247,6 +267,7 @@ void setup(Context& c) {
   }
   c.output_specs = specs_of(outs, "output");
   for (auto& o : outs) poison(o);  // the reference's outputs never linger readable
+  c.work = {c.result.phases_ms["setup.draw"], c.result.phases_ms["setup.reference"]};
 
   task::Signature sig;
   sig.inputs = specs_of(inputs, "input");
@@ -360,6 +381,7 @@ bool judge_call(Context& c, const std::vector<py::object>& inputs, const std::ve
 // The call's tensors where the candidate reads them (Candidate::stage). Throws TaskError when they
 // do not fit: the task's inputs grew after its signature was taken.
 void stage(Candidate& cand, InputSet& set) {
+  check_between_calls(cand);
   if (auto err = cand.stage(set.args); !err.empty()) throw TaskError{err};
 }
 
@@ -437,6 +459,7 @@ bool run_trial(Context& c, Candidate& cand, int trial, InputSet& set) {
     return false;
   }
   cand.collect(set.args);
+  check_between_calls(cand);
   std::vector<py::object> actual = cand.uses_preallocated_outputs() ? set.args.outputs : outcome.outputs;
   set.last_outputs = actual;
 
@@ -500,6 +523,7 @@ std::vector<bool> draw_audits(int n_reps) {
 // Counted in `isolation.audited_calls` when it passes.
 bool audit_call(Context& c, Candidate& cand, InputSet& set, const std::vector<py::object>& pristine) {
   cand.collect(set.args);
+  check_between_calls(cand);
   if (!judge_call(c, set.args.inputs, pristine, set.last_outputs, CallKind::TIMED, -1)) return false;
   c.result.isolation["audited_calls"] = c.result.isolation.value("audited_calls", 0) + 1;
   return true;
@@ -511,7 +535,23 @@ bool final_audits(Context& c, Candidate& cand, CallTimer& timer, std::vector<Inp
   for (auto& set : sets) {
     std::vector<py::object> pristine = redraw_inputs(c, set, true);
     stage(cand, set);
-    std::string err = timer.call_untimed([&] { return call_for_timing(c, cand, set); }, c.req.options);
+    std::vector<std::string> refused;  // kernelbench: the operator audit covers these calls too
+    std::string err = timer.call_untimed(
+        [&] {
+          if (!c.op_audit) return call_for_timing(c, cand, set);
+          std::string call_err;
+          refused = c.op_audit->refused_ops_during([&] { call_err = call_for_timing(c, cand, set); });
+          return call_err;
+        },
+        c.req.options);
+    if (!refused.empty()) {
+      std::string names;
+      for (const auto& op : refused) names += (names.empty() ? "" : ", ") + op;
+      c.result.status = common::Status::REJECTED;
+      c.result.error.message = "ModelNew.forward ran PyTorch operators after timing (the last audited call) instead "
+                               "of the candidate's own kernels: " + names;
+      return false;
+    }
     if (!err.empty()) {
       c.result.status = common::Status::RUNTIME_ERROR;
       c.result.error.message = "failed while timing: " + err;
@@ -535,7 +575,21 @@ void timing(Context& c, Candidate& cand, std::vector<InputSet>& sets) {
   std::vector<py::object> pristine;
   bool audit_failed = false;
   auto t0 = clock_type::now();
-  const auto candidate_call = [&](int rep) { return call_for_timing(c, cand, sets[rep % sets.size()]); };
+  // A kernelbench timed call audited at random also runs under the operator audit, so PyTorch
+  // operators used only outside the correctness trials are seen; the mode's overhead would be
+  // timed, so those calls' times are left out of the median (the candidate cannot tell which
+  // calls they are).
+  std::vector<int> operator_audited;  // timed reps run under the operator audit
+  std::string refused_in_timed_call;
+  const auto candidate_call = [&](int rep) {
+    InputSet& set = sets[rep % sets.size()];
+    if (!c.op_audit || pristine.empty()) return call_for_timing(c, cand, set);
+    std::string err;
+    const auto refused = c.op_audit->refused_ops_during([&] { err = call_for_timing(c, cand, set); });
+    operator_audited.push_back(rep);
+    for (const auto& op : refused) refused_in_timed_call += (refused_in_timed_call.empty() ? "" : ", ") + op;
+    return refused.empty() ? err : std::string("PyTorch operators in a timed call");
+  };
   std::string reference_error;  // the task's failure, not the candidate's
   const auto reference_call = [&](int rep) {  // its warm-up and timed calls: step timing.reference
     auto t_step = clock_type::now();
@@ -585,6 +639,23 @@ void timing(Context& c, Candidate& cand, std::vector<InputSet>& sets) {
     }
   }
   if (audit_failed) return;  // judge_call filled in the result
+  if (!refused_in_timed_call.empty()) {
+    c.result.status = common::Status::REJECTED;
+    c.result.error.message = "ModelNew.forward ran PyTorch operators in a timed call (audited at random) instead of "
+                             "the candidate's own kernels: " + refused_in_timed_call +
+                             " (kernelbench candidates may use torch only to allocate, view, copy or fill tensors)";
+    return;
+  }
+  if (times && !operator_audited.empty() && operator_audited.size() < times->size()) {
+    std::vector<double> kept;
+    for (std::size_t i = 0; i < times->size(); ++i) {
+      if (std::find(operator_audited.begin(), operator_audited.end(), static_cast<int>(i)) == operator_audited.end()) {
+        kept.push_back((*times)[i]);
+      }
+    }
+    *times = std::move(kept);
+    c.result.isolation["operator_audited_timed_calls"] = operator_audited.size();
+  }
   if (!times) {
     c.result.status = common::Status::RUNTIME_ERROR;
     c.result.error.message = "failed while timing: " + times.error().message;
@@ -723,7 +794,7 @@ LoadOutcome load_candidate(Context& c) {
 }
 
 void evaluate(Context& c) {
-  c.rep.phase("load");
+  c.rep.phase("load", scaled_phase_limits_s(c.req.options, c.work));
   auto t_load = clock_type::now();
   c.result.isolation["file_size_limit_bytes"] = 64ll << 20;
   // Candidate code is filtered from its first instruction: a native or host library's
@@ -791,6 +862,12 @@ void evaluate_blaming_the_candidate(Context& c) {
   try {
     evaluate(c);
     return;
+  } catch (const CandidateRefused& e) {
+    c.result.status = common::Status::REJECTED;
+    c.result.correct = false;
+    c.result.speedup = 0;
+    c.result.error.message = e.message;
+    return;
   } catch (const TaskError& e) {
     if (!c.candidate_code_ran) throw;
     failure = e.message;
@@ -830,7 +907,7 @@ void run_child(const task::TaskModule* task, const ChildRequest& req, int report
       rep.final({{"device_info", info}});
       return;
     }
-    Context c{*task, req, rep, torch, py::none(), false, nullptr, 0, py::none(), py::none(), {}, {}, {}, 0, {}, {}, {}, {}};
+    Context c{*task, req, rep, torch, py::none(), false, nullptr, 0, py::none(), py::none(), {}, {}, {}, 0, {}, {}, {}, {}, {}};
     c.result.device = req.device;
     c.result.phases_ms["device_wait"] = start.device_wait_ms;
     if (start.device_prepare_ms > 0) c.result.phases_ms["device_prepare"] = start.device_prepare_ms;
@@ -840,14 +917,18 @@ void run_child(const task::TaskModule* task, const ChildRequest& req, int report
     setup(c);
     c.result.phases_ms["setup"] = ms_since(t0);
     if (req.op == "task_info") {
-      rep.phase("ref_timing");
+      rep.phase("ref_timing", scaled_phase_limits_s(req.options, c.work));
       nlohmann::json health = task_info(c);
       rep.final({{"signature", c.signature}, {"result", c.result}, {"health", health}});
       return;
     }
     evaluate_blaming_the_candidate(c);
     nlohmann::json out = {{"result", c.result}, {"signature", c.signature}};
-    if (!req.cached_ref && c.result.ref_runtime.n > 0) out["ref_timing"] = c.result.ref_runtime;
+    // Only a clean evaluation's reference time is kept for later candidates: one measured beside a
+    // candidate that broke a rule (a thread burning the CPU, ...) may be inflated.
+    if (!req.cached_ref && c.result.ref_runtime.n > 0 && c.result.status == common::Status::OK) {
+      out["ref_timing"] = c.result.ref_runtime;
+    }
     rep.final(out);
   } catch (const TaskError& e) {
     rep.final({{"task_error", e.message}});

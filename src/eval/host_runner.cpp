@@ -12,6 +12,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+
+#include "sandbox/thread_census.hpp"
 #include <exception>
 #include <thread>
 
@@ -294,7 +296,27 @@ class RunnerCandidate : public Candidate {
 
   bool uses_preallocated_outputs() const override { return true; }
 
+  // The runner must be its one thread between calls: any other is the candidate's, still running
+  // after the call that started it returned (or started at load): it could work before the clock,
+  // finish a call after it was timed, answer the doorbells in the loop's place or burn the CPU
+  // the reference is timed on. The kernel's count is read after the threads a call joined left it.
+  std::string refusal_between_calls() override {
+    auto census = sandbox::census_after_joins(pid_, kJoinGrace);
+    if (!census) return "";  // the runner is gone: the next request ends this process like it
+    if (census->leader_alive && census->n_threads == 1) return "";
+    if (!census->leader_alive) {
+      return "the candidate ended its process's first thread and kept running on threads of its own: host "
+             "candidates may start threads inside a call but must join them before returning";
+    }
+    return "the candidate left " + std::to_string(census->n_threads - 1) +
+           " thread(s) of its own running outside its calls: host candidates may start threads inside a call "
+           "but must join them before returning (work after the return escapes the timer)";
+  }
+
  private:
+  // How long a thread joined at the end of a call may stay in the kernel's count.
+  static constexpr std::chrono::microseconds kJoinGrace{2000};
+
   enum class Group { PARAMS, INPUTS, OUTPUTS };  // laid out in this order in the data region
 
   std::byte* data() const { return pages_.data() + kDataOffset; }

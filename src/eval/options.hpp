@@ -27,8 +27,12 @@ struct EvalOptions {
                                    // 0 = a quarter of the device's
   double timeout_setup_s = 120;    // child start, reference model build, signature run
   double timeout_load_s = 60;      // loading the candidate (dlopen / import of a kernelbench module)
-  double timeout_correctness_s = 30;  // all correctness trials together
-  double timeout_timing_s = 120;   // warm-up and timed calls of candidate and reference
+  // The correctness and timing phases' limits scale with the task (eval/time_limits.hpp): each is
+  // timeout_eager_multiple x its calls x the task's own work per call (one draw of get_inputs()
+  // plus one eager forward, measured in setup), and never shorter than its floor below.
+  double timeout_correctness_s = 30;  // floor: all correctness trials together
+  double timeout_timing_s = 120;   // floor: warm-up and timed calls of candidate and reference
+  double timeout_eager_multiple = 10;  // phase limit per call, in units of the task's draw + eager forward
   // false ONLY to measure what the defenses cost (bench/engine_bench.cpp): the child runs without
   // its syscall filter, write confinement and memory limit, inputs are not checked unchanged nor
   // outputs poisoned, timed calls get no fresh inputs and no recheck, no roofline re-measure.
@@ -43,6 +47,6 @@ struct EvalOptions {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EvalOptions, device, n_trials, atol, rtol, time_kernels, n_warmup,
                                                 min_reps, max_reps, timing_budget_ms, flush_l2, allow_tf32, torch_op_audit,
                                                 max_held_device_mb, timeout_setup_s, timeout_load_s, timeout_correctness_s,
-                                                timeout_timing_s, defenses, separate_process)
+                                                timeout_timing_s, timeout_eager_multiple, defenses, separate_process)
 
 }  // namespace kernelrl::eval

@@ -86,7 +86,6 @@ TaskMetrics task_metrics(const TaskTrajectories& task, const MetricsConfig& conf
     m.pass_at_k.push_back({k, pass_at_k(m.n_trajectories, m.n_correct_trajectories, k)});
     m.best_at_k.push_back({k, expected_max_of_k(best, k)});
   }
-  m.avg_speedup = mean(best);
   m.best_speedup = *std::max_element(best.begin(), best.end());
   m.fast_p = task_fast_p(correct, best, m.best_speedup, m.n_correct_trajectories > 0, config);
   m.by_turn = task_by_turn(task, m.n_turns);
@@ -114,7 +113,6 @@ GroupMetrics group_metrics(const std::string& name, const std::vector<const Task
     g.pass_at_k.push_back({ks[j], mean_over(tasks, [j](const TaskMetrics& t) { return t.pass_at_k[j].value; })});
     g.best_at_k.push_back({ks[j], mean_over(tasks, [j](const TaskMetrics& t) { return t.best_at_k[j].value; })});
   }
-  g.avg_speedup = mean_over(tasks, [](const TaskMetrics& t) { return t.avg_speedup; });
   g.mean_best_speedup = mean_over(tasks, [](const TaskMetrics& t) { return t.best_speedup; });
   for (std::size_t j = 0; j < config.fast_p_thresholds.size(); ++j) {
     g.fast_p.push_back({config.fast_p_thresholds[j],

@@ -1,5 +1,6 @@
 // Evaluation metrics of a rollout (issue 5; definitions in docs/report.md): per task, then averaged
-// over tasks per level, per split and overall. Correctness, pass@k, best@k and avg@k speedup,
+// over tasks per level, per split and overall. Correctness, pass@k and best@k speedup (the
+// published avg@k, the mean over trajectories, is best@1 here: there is no separate avg@k),
 // fast_p, geometric-mean speedup, and the serial (by turn) and parallel (by k) scaling curves.
 #pragma once
 
@@ -47,7 +48,6 @@ struct TaskMetrics {
   double correctness = 0;          // n_correct_trajectories / n_trajectories
   std::vector<KValue> pass_at_k;   // k in config.ks with k <= n_trajectories
   std::vector<KValue> best_at_k;   // same k
-  double avg_speedup = 0;          // avg@k: mean trajectory best speedup (the same for every k)
   double best_speedup = 0;         // max over all trajectories and turns; 0 when none correct
   std::vector<FastP> fast_p;       // at_best is 0 or 1 for one task
   std::vector<TurnPoint> by_turn;  // turn 1..n_turns
@@ -62,7 +62,6 @@ struct GroupMetrics {
   double solved_rate = 0;         // fraction of tasks with any correct trajectory
   std::vector<KValue> pass_at_k;  // k <= every task's n_trajectories
   std::vector<KValue> best_at_k;  // same k
-  double avg_speedup = 0;         // mean task avg@k
   double mean_best_speedup = 0;   // mean task best speedup (incorrect tasks count 0)
   std::vector<FastP> fast_p;
   std::optional<double> geomean_speedup;  // over tasks with a correct turn and best speedup > 0

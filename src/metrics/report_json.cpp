@@ -46,7 +46,6 @@ json to_json(const TaskMetrics& t) {
           {"correctness", t.correctness},
           {"pass_at_k", k_series(t.pass_at_k)},
           {"best_at_k", k_series(t.best_at_k)},
-          {"avg_speedup", t.avg_speedup},
           {"best_speedup", t.best_speedup},
           {"fast_p", fast_p_series(t.fast_p)},
           {"by_turn", turn_series(t.by_turn)}};
@@ -60,7 +59,6 @@ json to_json(const GroupMetrics& g) {
           {"solved_rate", g.solved_rate},
           {"pass_at_k", k_series(g.pass_at_k)},
           {"best_at_k", k_series(g.best_at_k)},
-          {"avg_speedup", g.avg_speedup},
           {"mean_best_speedup", g.mean_best_speedup},
           {"fast_p", fast_p_series(g.fast_p)},
           {"geomean_speedup", or_null(g.geomean_speedup)},

@@ -50,13 +50,12 @@ CellTable summary_table(const Report& report) {
   CellTable table{"Summary (means over tasks; every task weighs the same)", {"group", "tasks", "traj", "correct", "solved"}, {}};
   for (int k : ks) table.headers.push_back("pass@" + std::to_string(k));
   for (int k : ks) table.headers.push_back("best@" + std::to_string(k));
-  for (const char* h : {"avg@k", "best", "geomean"}) table.headers.push_back(h);
+  for (const char* h : {"best", "geomean"}) table.headers.push_back(h);
   for (const auto* g : groups) {
     std::vector<std::string> row{g->name, std::to_string(g->n_tasks), std::to_string(g->n_trajectories),
                                  format_percent(g->correctness), format_percent(g->solved_rate)};
     for (int k : ks) row.push_back(value_at_k(g->pass_at_k, k, format_percent));
     for (int k : ks) row.push_back(value_at_k(g->best_at_k, k, format_speedup));
-    row.push_back(format_speedup(g->avg_speedup));
     row.push_back(format_speedup(g->mean_best_speedup));
     row.push_back(g->geomean_speedup ? format_speedup(*g->geomean_speedup) : "-");
     table.rows.push_back(std::move(row));
@@ -97,7 +96,7 @@ CellTable by_k_table(const GroupMetrics& group) {
 }
 
 CellTable task_table(const Report& report) {
-  CellTable table{"Per task", {"task", "level", "split", "traj", "turns", "correct", "pass@1", "best@1", "avg@k", "best"}, {}};
+  CellTable table{"Per task", {"task", "level", "split", "traj", "turns", "correct", "pass@1", "best@1", "best"}, {}};
   for (const auto& f : report.overall.fast_p) table.headers.push_back("fast_" + format_p(f.p));
   for (const auto& t : report.tasks) {
     std::vector<std::string> row{t.task_id,
@@ -108,7 +107,6 @@ CellTable task_table(const Report& report) {
                                  format_percent(t.correctness),
                                  value_at_k(t.pass_at_k, 1, format_percent),
                                  value_at_k(t.best_at_k, 1, format_speedup),
-                                 format_speedup(t.avg_speedup),
                                  format_speedup(t.best_speedup)};
     for (const auto& f : t.fast_p) row.push_back(f.at_best > 0 ? "yes" : "no");
     table.rows.push_back(std::move(row));

@@ -19,7 +19,7 @@ std::string format_percent(double fraction);  // 0.5 -> "50.0%"
 std::string format_speedup(double speedup);   // 1.4 -> "1.40x"
 std::string format_p(double p);               // 1.5 -> "1.5", 2 -> "2"
 
-// One row per group (overall, levels, splits): correctness, solved, pass@k, best@k, avg@k, best, geomean.
+// One row per group (overall, levels, splits): correctness, solved, pass@k, best@k, best, geomean.
 CellTable summary_table(const Report& report);
 // One row per group: fast_p at the best of all trajectories and at one trajectory.
 CellTable fast_p_table(const Report& report);

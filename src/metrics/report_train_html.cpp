@@ -42,11 +42,20 @@ json to_json(const StepChart& c) {
           {"y2_title", c.y2_title}, {"right_keys", c.right_keys}};
 }
 
+// One row per setting; nested objects (train.json's rollout, policy, update) by dotted path.
+void add_settings(const json& settings, const std::string& prefix, CellTable& table) {
+  for (const auto& [key, value] : settings.items()) {
+    if (value.is_object()) {
+      add_settings(value, prefix + key + ".", table);
+    } else {
+      table.rows.push_back({prefix + key, value.is_string() ? value.get<std::string>() : value.dump()});
+    }
+  }
+}
+
 CellTable settings_table(const json& settings) {
   CellTable table{"Settings (train.json)", {"setting", "value"}, {}};
-  for (const auto& [key, value] : settings.items()) {
-    table.rows.push_back({key, value.is_string() ? value.get<std::string>() : value.dump()});
-  }
+  add_settings(settings, "", table);
   return table;
 }
 

@@ -43,16 +43,18 @@ Moments moments(const std::vector<double>& xs) {
   return m;
 }
 
-// Normalises the samples of one group, given as (trajectory, turn) positions.
-void normalise_group(const std::vector<std::vector<double>>& R, const std::vector<std::pair<std::size_t, std::size_t>>& group,
-                     const AdvantageConfig& config, std::vector<std::vector<double>>& A) {
-  if (group.size() < 2) return;  // nothing to compare against: advantage stays 0
+// Normalises the samples of one group, given as (trajectory, turn) positions with a return.
+void normalise_group(const std::vector<std::vector<std::optional<double>>>& R,
+                     const std::vector<std::pair<std::size_t, std::size_t>>& group, const AdvantageConfig& config,
+                     std::vector<std::vector<std::optional<double>>>& A) {
+  for (auto [i, t] : group) A[i][t] = 0.0;  // a group of one: nothing to compare against
+  if (group.size() < 2) return;
   std::vector<double> values;
-  for (auto [i, t] : group) values.push_back(R[i][t]);
+  for (auto [i, t] : group) values.push_back(*R[i][t]);
   const Moments m = moments(values);
   const double n = static_cast<double>(group.size());
   for (auto [i, t] : group) {
-    const double centred = R[i][t] - m.mean;
+    const double centred = *R[i][t] - m.mean;
     switch (config.kind) {
       case AdvantageKind::LEAVE_ONE_OUT_TURN:
         // R_i - mean_{j != i} R_j  ==  n / (n - 1) * (R_i - mean)
@@ -66,25 +68,39 @@ void normalise_group(const std::vector<std::vector<double>>& R, const std::vecto
 
 }  // namespace
 
-std::vector<std::vector<double>> advantages(const std::vector<std::vector<double>>& R, const AdvantageConfig& config) {
-  std::vector<std::vector<double>> A;
+std::vector<std::vector<std::optional<double>>> advantages_where_present(
+    const std::vector<std::vector<std::optional<double>>>& R, const AdvantageConfig& config) {
+  std::vector<std::vector<std::optional<double>>> A;
   std::size_t n_turns = 0;
   for (const auto& traj : R) {
-    A.emplace_back(traj.size(), 0.0);
+    A.emplace_back(traj.size());
     n_turns = std::max(n_turns, traj.size());
   }
+  auto present = [&](std::size_t i, std::size_t t) { return t < R[i].size() && R[i][t].has_value(); };
   if (config.kind == AdvantageKind::GRPO_TASK) {
     std::vector<std::pair<std::size_t, std::size_t>> all;
     for (std::size_t i = 0; i < R.size(); ++i)
-      for (std::size_t t = 0; t < R[i].size(); ++t) all.emplace_back(i, t);
+      for (std::size_t t = 0; t < R[i].size(); ++t)
+        if (present(i, t)) all.emplace_back(i, t);
     normalise_group(R, all, config, A);
     return A;
   }
   for (std::size_t t = 0; t < n_turns; ++t) {
     std::vector<std::pair<std::size_t, std::size_t>> turn;
     for (std::size_t i = 0; i < R.size(); ++i)
-      if (t < R[i].size()) turn.emplace_back(i, t);
+      if (present(i, t)) turn.emplace_back(i, t);
     normalise_group(R, turn, config, A);
+  }
+  return A;
+}
+
+std::vector<std::vector<double>> advantages(const std::vector<std::vector<double>>& R, const AdvantageConfig& config) {
+  std::vector<std::vector<std::optional<double>>> all;
+  for (const auto& traj : R) all.emplace_back(traj.begin(), traj.end());
+  std::vector<std::vector<double>> A;
+  for (const auto& traj : advantages_where_present(all, config)) {
+    A.emplace_back();
+    for (const auto& a : traj) A.back().push_back(*a);
   }
   return A;
 }

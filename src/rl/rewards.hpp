@@ -49,6 +49,11 @@ struct AdvantageConfig {
 std::vector<std::vector<double>> advantages(const std::vector<std::vector<double>>& returns_by_trajectory,
                                             const AdvantageConfig& config = {});
 
+// The same where some turns have no return (the policy was never asked: its prompt did not fit):
+// those are in no group and get no advantage; the groups are formed from the others alone.
+std::vector<std::vector<std::optional<double>>> advantages_where_present(
+    const std::vector<std::vector<std::optional<double>>>& returns_by_trajectory, const AdvantageConfig& config = {});
+
 std::string to_string(ReturnKind kind);        // "discounted_sum", "discounted_max"
 std::string to_string(AdvantageKind kind);     // "grpo_task", "grpo_per_turn", "leave_one_out_turn"
 common::Expected<ReturnKind> parse_return_kind(const std::string& name);

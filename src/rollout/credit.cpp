@@ -8,6 +8,10 @@ namespace kernelrl::rollout {
 TaskCredit assign_credit(const TaskTurns& turns, const rl::ReturnConfig& return_config,
                          const rl::AdvantageConfig& advantage_config) {
   const std::size_t m = turns.scores.size();
+  auto unanswered = [&](const TurnRef& p) {
+    const auto j = static_cast<std::size_t>(p.trajectory), t = static_cast<std::size_t>(p.turn - 1);
+    return j < turns.unanswered.size() && t < turns.unanswered[j].size() && turns.unanswered[j][t];
+  };
   std::vector<std::vector<double>> sum(m), n_paths(m);
   std::vector<std::vector<bool>> has_child(m);
   for (std::size_t j = 0; j < m; ++j) {
@@ -28,6 +32,7 @@ TaskCredit assign_credit(const TaskTurns& turns, const rl::ReturnConfig& return_
         path.push_back(*from);
       }
       std::reverse(path.begin(), path.end());
+      std::erase_if(path, [&](const TurnRef& p) { return unanswered(p); });
       std::vector<double> scores;
       for (const auto& p : path) scores.push_back(turns.scores[static_cast<std::size_t>(p.trajectory)][static_cast<std::size_t>(p.turn - 1)]);
       const std::vector<double> R = rl::returns(scores, return_config);
@@ -40,10 +45,15 @@ TaskCredit assign_credit(const TaskTurns& turns, const rl::ReturnConfig& return_
     }
   }
   TaskCredit credit;
-  credit.returns = sum;
-  for (std::size_t j = 0; j < m; ++j)
-    for (std::size_t t = 0; t < sum[j].size(); ++t) credit.returns[j][t] = sum[j][t] / std::max(1.0, n_paths[j][t]);
-  credit.advantages = rl::advantages(credit.returns, advantage_config);
+  for (std::size_t j = 0; j < m; ++j) {
+    credit.returns.emplace_back(sum[j].size());
+    for (std::size_t t = 0; t < sum[j].size(); ++t) {
+      if (!unanswered({static_cast<int>(j), static_cast<int>(t + 1)})) {
+        credit.returns[j][t] = sum[j][t] / std::max(1.0, n_paths[j][t]);
+      }
+    }
+  }
+  credit.advantages = rl::advantages_where_present(credit.returns, advantage_config);
   return credit;
 }
 

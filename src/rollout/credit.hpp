@@ -16,16 +16,20 @@ namespace kernelrl::rollout {
 struct TaskTurns {
   std::vector<std::vector<double>> scores;
   std::vector<std::vector<std::optional<TurnRef>>> from;
+  // [trajectory][turn - 1]: the policy was never asked, because the prompt did not fit its
+  // context; such a turn is not the model's outcome. Empty: every turn was answered.
+  std::vector<std::vector<bool>> unanswered;
 };
 
 struct TaskCredit {
-  std::vector<std::vector<double>> returns;     // [trajectory][turn - 1]
-  std::vector<std::vector<double>> advantages;  // same shape
+  std::vector<std::vector<std::optional<double>>> returns;     // [trajectory][turn - 1]; none when unanswered
+  std::vector<std::vector<std::optional<double>>> advantages;  // same shape
 };
 
 // Each root-to-leaf path through the lineage is one trajectory for rl::returns; a turn's return is
 // the mean over the paths through it. Without branching every turn lies on one path, so this is
 // rl::returns of its trajectory exactly. Advantages: rl::advantages over [trajectory][turn].
+// Unanswered turns are left out of the paths' scores and of the advantage groups, and get neither.
 TaskCredit assign_credit(const TaskTurns& turns, const rl::ReturnConfig& returns, const rl::AdvantageConfig& advantage);
 
 // Beam search: the `beam_width` trajectories kept after a round, best score first (ties to the

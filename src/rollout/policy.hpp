@@ -35,6 +35,10 @@ class Policy {
   // What run.json records about the policy (kind, model, sampling settings); a resumed run must
   // describe its policy the same way.
   virtual nlohmann::json describe() const = 0;
+
+  // The policy's prompt limit in its own tokens; none when it cannot count them (an HTTP server,
+  // whose tokenizer is not known here: the character budget applies alone).
+  virtual std::optional<TokenBudget> token_budget() const { return std::nullopt; }
 };
 
 }  // namespace kernelrl::rollout

@@ -34,11 +34,13 @@ std::string fill(std::string text, const std::vector<std::pair<std::string, std:
 common::Expected<PromptTemplates> load_templates(const fs::path& dir, common::Format format, const fs::path& example_file) {
   PromptTemplates t;
   const std::string format_name(common::to_string(format));
+  std::string example_summary;
   const std::pair<std::string*, std::string> files[] = {
       {&t.system, "system.txt"},       {&t.base, "base.txt"},
       {&t.format_rules, "format_" + format_name + ".txt"},
       {&t.one_shot, "one_shot.txt"},   {&t.attempt, "attempt.txt"},
-      {&t.previous_attempts, "previous_attempts.txt"}, {&t.restart, "restart.txt"}};
+      {&t.previous_attempts, "previous_attempts.txt"}, {&t.restart, "restart.txt"},
+      {&example_summary, "example_summary_" + format_name + ".txt"}};
   for (const auto& [target, name] : files) {
     auto text = common::read_file(dir / name, 1u << 20);
     if (!text) return common::make_error("prompt template: " + text.error().message);
@@ -47,7 +49,7 @@ common::Expected<PromptTemplates> load_templates(const fs::path& dir, common::Fo
   auto example = common::read_file(example_file, 1u << 20);
   if (!example) return common::make_error("one-shot example: " + example.error().message);
   t.language = format == common::Format::KERNELBENCH ? "python" : format == common::Format::HOST ? "cpp" : "cuda";
-  t.example = "```" + t.language + "\n" + *example + "```\nA vectorised grid-stride kernel: one pass over memory.\n";
+  t.example = "```" + t.language + "\n" + *example + "```\n" + example_summary;
   return t;
 }
 
@@ -55,6 +57,9 @@ std::string feedback_line(const std::optional<std::string>& parse_error, const e
   if (parse_error) return "failed to parse: " + *parse_error;
   switch (r.status) {
     case common::Status::OK: {
+      if (!(r.runtime_us > 0 && r.ref_runtime_us > 0)) {  // timing off, or a reward that does not run the code
+        return r.error.message.empty() ? "correct (not timed)" : "correct (not timed): " + r.error.message;
+      }
       char buf[160];
       std::snprintf(buf, sizeof buf, "correct, speedup %.2fx over PyTorch eager (%.1f us vs %.1f us)", r.speedup,
                     r.runtime_us, r.ref_runtime_us);
@@ -78,8 +83,9 @@ std::string feedback_line(const std::optional<std::string>& parse_error, const e
 std::string no_response_line(const std::string& policy_error) { return "no response: " + policy_error; }
 
 BuiltPrompt build_prompt(const PromptTemplates& t, const std::string& task_source, const std::vector<Attempt>& previous,
-                         int turn, const PromptConfig& config) {
-  std::string head = fill(t.base, {{"gpu", config.gpu}, {"format_rules", t.format_rules}, {"task_source", task_source}});
+                         int turn, const PromptConfig& config, const TokenBudget* tokens) {
+  const std::string rules = fill(t.format_rules, {{"gpu", config.gpu}});  // the GPU is the native and kernelbench formats'
+  std::string head = fill(t.base, {{"gpu", config.gpu}, {"format_rules", rules}, {"task_source", task_source}});
   if (turn <= 1) head += "\n" + fill(t.one_shot, {{"example", t.example}});
   std::vector<std::string> shown;
   for (std::size_t i = 0; i < previous.size(); ++i) {
@@ -89,24 +95,35 @@ BuiltPrompt build_prompt(const PromptTemplates& t, const std::string& task_sourc
                                      {"summary", previous[i].summary.empty() ? "(none)" : previous[i].summary},
                                      {"feedback", previous[i].feedback}}));
   }
-  auto total = [&](std::size_t first) {
+  auto n_chars = [&](std::size_t first) {
     std::size_t n = t.system.size() + head.size() + t.restart.size() + t.previous_attempts.size();
     for (std::size_t i = first; i < shown.size(); ++i) n += shown[i].size() + 1;
     return n;
   };
-  std::size_t first = 0;
-  while (first < shown.size() && total(first) > config.max_chars) ++first;  // oldest go first
+  auto messages = [&](std::size_t first) {  // the attempts from `first` on
+    std::string user = head;
+    if (first < shown.size()) {
+      user += "\n" + t.previous_attempts;
+      for (std::size_t i = first; i < shown.size(); ++i) user += "\n" + shown[i];
+      user += "\n" + t.restart;
+    }
+    return std::vector<Message>{{"system", t.system}, {"user", user}};
+  };
 
   BuiltPrompt p;
+  std::size_t first = 0;  // oldest attempts go first
+  while (first < shown.size() && config.max_chars > 0 && n_chars(first) > config.max_chars) ++first;
+  p.messages = messages(first);
+  if (tokens) {
+    p.n_tokens = tokens->count(p.messages);
+    while (*p.n_tokens > tokens->max_tokens && first < shown.size()) {
+      p.messages = messages(++first);
+      p.n_tokens = tokens->count(p.messages);
+    }
+    p.fits = *p.n_tokens <= tokens->max_tokens;
+  }
   p.n_attempts_dropped = static_cast<int>(first);
   p.n_attempts_shown = static_cast<int>(shown.size() - first);
-  std::string user = head;
-  if (p.n_attempts_shown > 0) {
-    user += "\n" + t.previous_attempts;
-    for (std::size_t i = first; i < shown.size(); ++i) user += "\n" + shown[i];
-    user += "\n" + t.restart;
-  }
-  p.messages = {{"system", t.system}, {"user", user}};
   return p;
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,12 +25,13 @@ struct Message {
 
 struct PromptTemplates {
   std::string system, base, format_rules, one_shot, attempt, previous_attempts, restart;
-  std::string example;   // the one-shot example answer
+  std::string example;   // the one-shot example answer: the example file fenced, then its summary
   std::string language;  // fence language of the format ("cuda", "cpp", "python")
 };
 
 // Reads the templates for `format` from `dir` (system.txt, base.txt, format_<format>.txt,
-// one_shot.txt, attempt.txt, previous_attempts.txt, restart.txt) and the one-shot example file.
+// one_shot.txt, attempt.txt, previous_attempts.txt, restart.txt, and example_summary_<format>.txt,
+// the sentences shown under the one-shot example as its summary) and the one-shot example file.
 // Errors name the missing or unreadable file.
 common::Expected<PromptTemplates> load_templates(const std::filesystem::path& dir, common::Format format,
                                                  const std::filesystem::path& example_file);
@@ -50,18 +52,31 @@ std::string no_response_line(const std::string& policy_error);
 
 struct PromptConfig {
   std::string gpu = "an NVIDIA H200";  // named in the base prompt
-  std::size_t max_chars = 96000;       // budget for all messages; older attempts go first
+  std::size_t max_chars = 96000;       // budget for all messages in characters (0: none); older attempts go first
+  std::size_t max_tokens = 0;          // budget in the policy's tokens, below its own limit (0: the
+                                       // policy's limit alone); needs a policy that counts tokens
+};
+
+// A prompt limit in a policy's own tokens: the most a prompt may take (its context less the room
+// kept for the response), and how many `messages` take once rendered as its prompt.
+struct TokenBudget {
+  std::size_t max_tokens = 0;
+  std::function<std::size_t(const std::vector<Message>&)> count;  // thread-safe
 };
 
 struct BuiltPrompt {
   std::vector<Message> messages;
   int n_attempts_shown = 0;
   int n_attempts_dropped = 0;
+  std::optional<std::size_t> n_tokens;  // with a token budget: what the messages take
+  bool fits = true;  // false: over the token budget even without any earlier attempt
 };
 
-// The prompt of turn `turn` (1-based) given the earlier attempts, oldest first.
+// The prompt of turn `turn` (1-based) given the earlier attempts, oldest first. Attempts are
+// dropped, oldest first, until the prompt fits config.max_chars and, given `tokens`, its budget.
 BuiltPrompt build_prompt(const PromptTemplates& templates, const std::string& task_source,
-                         const std::vector<Attempt>& previous, int turn, const PromptConfig& config = {});
+                         const std::vector<Attempt>& previous, int turn, const PromptConfig& config = {},
+                         const TokenBudget* tokens = nullptr);
 
 // Replaces every {name} of the template `text` with its value, in one pass (values are not
 // scanned for further names).

@@ -82,15 +82,20 @@ ParsedResponse parse_response(std::string_view content, std::string_view reasoni
   ParsedResponse r;
   r.thoughts = trim(reasoning);
   std::string_view body = content;
+  auto add_thoughts = [&r](std::string_view text) { r.thoughts += (r.thoughts.empty() ? "" : "\n") + trim(text); };
   const std::size_t start = body.find_first_not_of(" \t\r\n");
-  if (start != std::string_view::npos && body.substr(start).rfind("<think>", 0) == 0) {
-    const std::size_t close = body.find("</think>", start);
-    if (close == std::string_view::npos) {
-      r.thoughts += (r.thoughts.empty() ? "" : "\n") + trim(body.substr(start + 7));
-      r.error = "the response ended inside <think> (no code after the thoughts; it may have been cut off)";
-      return r;
-    }
-    r.thoughts += (r.thoughts.empty() ? "" : "\n") + trim(body.substr(start + 7, close - start - 7));
+  const bool opens = start != std::string_view::npos && body.substr(start).rfind("<think>", 0) == 0;
+  const std::size_t thoughts_begin = opens ? start + 7 : 0;
+  const std::size_t close = body.find("</think>", thoughts_begin);
+  if (opens && close == std::string_view::npos) {
+    add_thoughts(body.substr(thoughts_begin));
+    r.error = "the response ended inside <think> (no code after the thoughts; it may have been cut off)";
+    return r;
+  }
+  // A </think> without an opening tag: the chat template opened the thoughts in the prompt (QwQ,
+  // R1 distills) and the server has no reasoning parser, so everything before it is thoughts.
+  if (close != std::string_view::npos) {
+    add_thoughts(body.substr(thoughts_begin, close - thoughts_begin));
     body = body.substr(close + 8);
   }
   std::vector<Block> blocks;

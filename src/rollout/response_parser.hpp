@@ -25,7 +25,10 @@ bool accepts_language(common::Format format, std::string_view language);
 
 // Parses `content`; `reasoning` is the server's separate reasoning field, if any. Thoughts in
 // <think>...</think> at the start of `content` are moved out; an unclosed <think> makes the whole
-// response thoughts (a truncated response), which is a parse error.
+// response thoughts (a truncated response), which is a parse error. Without an opening <think>,
+// everything before the first </think> is thoughts (a chat template that opens the thoughts in the
+// prompt, as QwQ's and the R1 distills' do, served without a reasoning parser): code drafted
+// there is never the candidate, and text there is never the summary.
 // `lenient` (format-reward training of small models only, docs/train.md): a block of any language
 // counts, and a block left open by a response cut at the token limit runs to its end.
 ParsedResponse parse_response(std::string_view content, std::string_view reasoning, common::Format format,

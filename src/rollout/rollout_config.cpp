@@ -50,6 +50,7 @@ common::Expected<RolloutConfig> resolve(RolloutConfig c) {
   if (c.concurrency < 1) return make_error("concurrency must be at least 1");
   if (c.max_policy_failures < 1) return make_error("max policy failures must be at least 1");
   if (c.returns.gamma < 0) return make_error("gamma must not be negative");
+  if (c.score.speedup_cap && !(*c.score.speedup_cap > 0)) return make_error("speedup cap must be positive");
   if (c.strategy == Strategy::PARALLEL) c.n_turns = 1;
   if (c.strategy == Strategy::SERIAL) c.n_trajectories = 1;
   if (c.strategy == Strategy::BEAM) {

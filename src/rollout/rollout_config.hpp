@@ -27,6 +27,7 @@ common::Expected<Strategy> parse_strategy(const std::string& name);
 struct RolloutConfig {
   std::vector<std::filesystem::path> tasks;  // task files, or folders searched recursively for *.py
   std::string split = "all";                 // "train", "test" or "all": the tasks' split in manifest.json
+  std::string task_size = "full";            // "full", or a size the tasks' manifest names ("small": CPU runs)
   common::Format format = common::Format::NATIVE;  // candidate format the model writes
   Strategy strategy = Strategy::MXN;
   int n_trajectories = 16;  // m: trajectories per task (serial: 1)

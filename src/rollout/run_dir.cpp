@@ -6,6 +6,7 @@
 
 #include "common/fs.hpp"
 #include "common/provenance.hpp"
+#include "rollout/settings.hpp"
 
 namespace kernelrl::rollout {
 
@@ -81,32 +82,14 @@ fs::path candidate_path(const fs::path& out_dir, common::Format format, const st
 }
 
 json make_run_json(const RolloutConfig& c, const json& policy, const std::string& device) {
-  json tasks = json::array();
-  for (const auto& t : c.tasks) tasks.push_back(t.string());
-  return {{"schema", 1},
-          {"tasks", tasks},
-          {"split", c.split},
-          {"format", std::string(common::to_string(c.format))},
-          {"strategy", to_string(c.strategy)},
-          {"trajectories", c.n_trajectories},
-          {"turns", c.n_turns},
-          {"beam_width", c.strategy == Strategy::BEAM ? json(c.beam_width) : json(nullptr)},
-          {"lenient_parse", c.lenient_parse},
-          {"policy", policy},
-          {"score", {{"w_correct", c.score.w_correct},
-                     {"speedup_cap", c.score.speedup_cap ? json(*c.score.speedup_cap) : json(nullptr)}}},
-          {"return", {{"kind", rl::to_string(c.returns.kind)}, {"gamma", c.returns.gamma}}},
-          {"advantage", {{"kind", rl::to_string(c.advantage.kind)},
-                         {"divide_by_std", c.advantage.divide_by_std},
-                         {"eps", c.advantage.eps}}},
-          {"prompt", {{"templates_dir", c.templates_dir.string()},
-                      {"example_file", c.example_file.string()},
-                      {"gpu", c.prompt.gpu},
-                      {"max_chars", c.prompt.max_chars}}},
-          {"commit", common::project_commit()},
-          {"started_at", utc_now()},
-          {"device", device},
-          {"concurrency", c.concurrency}};
+  json run = describe_settings(c);
+  run["schema"] = 1;
+  run["policy"] = policy;
+  run["commit"] = common::project_commit();
+  run["started_at"] = utc_now();
+  run["device"] = device;
+  run["concurrency"] = c.concurrency;
+  return run;
 }
 
 common::Fallible check_same_settings(const json& stored, const json& current) {

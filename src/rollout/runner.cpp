@@ -39,8 +39,8 @@ struct TaskState {
 class RunState {
  public:
   RunState(const RolloutConfig& config, const PromptTemplates& templates, Policy& policy, Evaluator& evaluator,
-           TrajectoryLog& log, std::vector<RolloutTask> tasks)
-      : config_(config), context_{config, templates, policy, evaluator}, log_(log) {
+           std::optional<TokenBudget> token_budget, TrajectoryLog& log, std::vector<RolloutTask> tasks)
+      : config_(config), context_{config, templates, policy, evaluator, std::move(token_budget)}, log_(log) {
     for (auto& task : tasks) {
       TaskState s;
       s.task = std::move(task);
@@ -132,7 +132,7 @@ class RunState {
     std::vector<Attempt> attempts;
     while (from) {
       const FinishedTurn& f = *task.turns[static_cast<std::size_t>(from->trajectory)][static_cast<std::size_t>(from->turn - 1)];
-      attempts.push_back(f.attempt);
+      if (!f.unanswered) attempts.push_back(f.attempt);  // a prompt that did not fit was never answered
       from = continues_from(f.ref, f.parent);
     }
     std::reverse(attempts.begin(), attempts.end());
@@ -176,10 +176,14 @@ class RunState {
         summary_.n_correct_run += record->correct ? 1 : 0;
         summary_.n_parse_errors_run += record->parse_error ? 1 : 0;
         summary_.n_policy_errors_run += record->policy_error ? 1 : 0;
+        summary_.n_prompts_too_long_run += record->prompt_error ? 1 : 0;
         suffix = "correct " + std::to_string(summary_.n_correct_run) + "  unparsable " +
                  std::to_string(summary_.n_parse_errors_run);
         if (summary_.n_policy_errors_run > 0) suffix += "  no response " + std::to_string(summary_.n_policy_errors_run);
-        if (!record->policy_error) {
+        if (summary_.n_prompts_too_long_run > 0) suffix += "  too long " + std::to_string(summary_.n_prompts_too_long_run);
+        if (record->prompt_error) {
+          // The policy was not asked: this says nothing about the server.
+        } else if (!record->policy_error) {
           consecutive_policy_failures_ = 0;
         } else if (++consecutive_policy_failures_ >= config_.max_policy_failures) {
           fail_locked("the policy gave no response to " + std::to_string(consecutive_policy_failures_) +
@@ -247,16 +251,19 @@ class RunState {
     for (const auto& trajectory : task.turns) {
       turns.scores.emplace_back();
       turns.from.emplace_back();
+      turns.unanswered.emplace_back();
       for (const auto& turn : trajectory) {
         turns.scores.back().push_back(turn->score);
         turns.from.back().push_back(continues_from(turn->ref, turn->parent));
+        turns.unanswered.back().push_back(turn->unanswered);
       }
     }
     const TaskCredit credit = assign_credit(turns, config_.returns, config_.advantage);
     for (std::size_t j = 0; j < task.turns.size(); ++j) {
       for (std::size_t t = 0; t < task.turns[j].size(); ++t) {
         const TurnRef ref{static_cast<int>(j), static_cast<int>(t + 1)};
-        auto written = log_.append(update_json(task.task.path.string(), ref, credit.returns[j][t], credit.advantages[j][t]));
+        if (!credit.returns[j][t] || !credit.advantages[j][t]) continue;  // unanswered: nothing to credit
+        auto written = log_.append(update_json(task.task.path.string(), ref, *credit.returns[j][t], *credit.advantages[j][t]));
         if (!written) return fail_locked(written.error().message);
       }
     }
@@ -292,11 +299,13 @@ RolloutRunner::RolloutRunner(RolloutConfig config, Policy& policy, Evaluator& ev
 Expected<RolloutSummary> RolloutRunner::run() {
   auto config = resolve(config_);
   if (!config) return config.error();
-  auto tasks = load_tasks(config->tasks, config->split);
+  auto tasks = load_tasks(config->tasks, config->split, config->task_size);
   if (!tasks) return tasks.error();
   auto templates = load_templates(config->templates_dir, config->format, config->example_file);
   if (!templates) return templates.error();
 
+  auto budget = token_budget(config->prompt, policy_);
+  if (!budget) return budget.error();
   auto resumed = open_run_dir(config->out_dir, make_run_json(*config, policy_.describe(), evaluator_.device()));
   if (!resumed) return resumed.error();
   auto earlier = load_and_repair(trajectories_path(config->out_dir));
@@ -308,7 +317,7 @@ Expected<RolloutSummary> RolloutRunner::run() {
   summary.resumed = *resumed;
   summary.n_tasks = static_cast<int>(tasks->size());
   summary.n_turns_total = summary.n_tasks * config->n_trajectories * config->n_turns;
-  RunState state(*config, *templates, policy_, evaluator_, **log, std::move(*tasks));
+  RunState state(*config, *templates, policy_, evaluator_, std::move(*budget), **log, std::move(*tasks));
   if (auto loaded = state.load(earlier->records, summary); !loaded) return loaded.error();
   return state.run(summary);
 }

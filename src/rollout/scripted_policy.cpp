@@ -22,7 +22,25 @@ ScriptedPolicy ScriptedPolicy::from_list(std::vector<std::string> contents, std:
 
 common::Expected<PolicyResponse> ScriptedPolicy::generate(const std::vector<Message>& messages) {
   std::lock_guard<std::mutex> lock(mutex_);
-  return script_(messages, n_calls_++);
+  const int index = n_calls_++;
+  if (budget_) {
+    const std::size_t n = budget_->count(messages);
+    if (n > budget_->max_tokens) {
+      return common::make_error("the prompt has " + std::to_string(n) + " tokens, more than the context allows (" +
+                                std::to_string(budget_->max_tokens) + ")");
+    }
+  }
+  return script_(messages, index);
+}
+
+void ScriptedPolicy::set_token_budget(TokenBudget budget) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  budget_ = std::move(budget);
+}
+
+std::optional<TokenBudget> ScriptedPolicy::token_budget() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return budget_;
 }
 
 nlohmann::json ScriptedPolicy::describe() const { return {{"kind", "scripted"}, {"name", name_}}; }

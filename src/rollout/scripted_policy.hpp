@@ -14,7 +14,7 @@ namespace kernelrl::rollout {
 
 class ScriptedPolicy final : public Policy {
  public:
-  // `call_index` counts calls from 0 in the order they arrive.
+  // `call_index` counts calls from 0 in the order they arrive (refused ones included).
   using Script = std::function<common::Expected<PolicyResponse>(const std::vector<Message>& messages, int call_index)>;
 
   explicit ScriptedPolicy(Script script, std::string name = "scripted");
@@ -27,6 +27,12 @@ class ScriptedPolicy final : public Policy {
 
   nlohmann::json describe() const override;  // {"kind": "scripted", "name": NAME}
 
+  // Gives the policy a context in tokens, as a model has: token_budget() returns `budget`, and
+  // generate() refuses a prompt over it with an Error (without calling the script), as a server
+  // would. None by default.
+  void set_token_budget(TokenBudget budget);
+  std::optional<TokenBudget> token_budget() const override;
+
   int n_calls() const;  // generate() calls so far
 
  private:
@@ -34,6 +40,7 @@ class ScriptedPolicy final : public Policy {
   std::string name_;
   mutable std::mutex mutex_;
   int n_calls_ = 0;
+  std::optional<TokenBudget> budget_;
 };
 
 }  // namespace kernelrl::rollout

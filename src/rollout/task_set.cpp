@@ -5,6 +5,7 @@
 #include "common/fs.hpp"
 #include "eval/task_check.hpp"
 #include "task/manifest.hpp"
+#include "task/sizes.hpp"
 
 namespace kernelrl::rollout {
 
@@ -23,7 +24,8 @@ common::Expected<std::vector<fs::path>> expand(const fs::path& input) {
 
 }  // namespace
 
-common::Expected<std::vector<RolloutTask>> load_tasks(const std::vector<fs::path>& inputs, const std::string& split) {
+common::Expected<std::vector<RolloutTask>> load_tasks(const std::vector<fs::path>& inputs, const std::string& split,
+                                                      const std::string& size) {
   std::vector<RolloutTask> tasks;
   std::set<std::string> ids;
   for (const auto& input : inputs) {
@@ -44,7 +46,10 @@ common::Expected<std::vector<RolloutTask>> load_tasks(const std::vector<fs::path
         return make_error(file.string() + ": another task is also called '" + t.id +
                           "' (candidates are filed by task id; rename one or run them separately)");
       }
-      auto source = common::read_file(file, 1u << 20);
+      auto sized = task::task_at_size(file, size, common::cache_root());
+      if (!sized) return sized.error();
+      t.path = sized->path;
+      auto source = common::read_file(t.path, 1u << 20);
       if (!source) return source.error();
       t.source = std::move(*source);
       tasks.push_back(std::move(t));

@@ -49,6 +49,7 @@ json to_json(const TurnRecord& r) {
           {"summary", r.summary},
           {"parse_error", or_null(r.parse_error)},
           {"policy_error", or_null(r.policy_error)},
+          {"prompt_error", or_null(r.prompt_error)},
           {"result", r.result ? json(*r.result) : json(nullptr)},
           {"correct", r.correct},
           {"speedup", or_null(r.speedup)},
@@ -77,9 +78,10 @@ FinishedTurn finished_turn(const TurnRecord& r) {
                r.policy_error ? no_response_line(*r.policy_error)
                               : feedback_line(r.parse_error, r.result.value_or(eval::EvalResult{}))};
   t.policy_error = r.policy_error.has_value();
+  t.unanswered = r.prompt_error.has_value();
   t.correct = r.correct;
   t.score = r.score;
-  t.credited = r.return_ && r.advantage;
+  t.credited = t.unanswered || (r.return_ && r.advantage);  // an unanswered turn has nothing to credit
   return t;
 }
 
@@ -107,6 +109,7 @@ common::Expected<FinishedTurn> read_finished_turn(const json& j) {
   if (j.contains("parse_error") && j["parse_error"].is_string()) parse_error = j["parse_error"].get<std::string>();
   std::optional<std::string> policy_error;
   if (j.contains("policy_error") && j["policy_error"].is_string()) policy_error = j["policy_error"].get<std::string>();
+  const bool unanswered = j.contains("prompt_error") && j["prompt_error"].is_string();
   eval::EvalResult result;
   if (j.contains("result") && j["result"].is_object()) {
     try {
@@ -114,16 +117,18 @@ common::Expected<FinishedTurn> read_finished_turn(const json& j) {
     } catch (const json::exception& e) {
       return make_error(std::string("field `result` is not a result record: ") + e.what());
     }
-  } else if (!parse_error && !policy_error) {
-    return make_error("field `result` is null but neither `parse_error` nor `policy_error` is set");
+  } else if (!parse_error && !policy_error && !unanswered) {
+    return make_error("field `result` is null but none of `parse_error`, `policy_error`, `prompt_error` is set");
   }
   t.attempt.code = j.contains("code") && j["code"].is_string() ? j["code"].get<std::string>() : "";
   t.attempt.summary = j.contains("summary") && j["summary"].is_string() ? j["summary"].get<std::string>() : "";
   t.attempt.feedback = policy_error ? no_response_line(*policy_error) : feedback_line(parse_error, result);
   t.policy_error = policy_error.has_value();
+  t.unanswered = unanswered;
   t.correct = j["correct"].get<bool>();
   t.score = j["score"].get<double>();
-  t.credited = j.contains("return") && j["return"].is_number() && j.contains("advantage") && j["advantage"].is_number();
+  t.credited = unanswered ||
+               (j.contains("return") && j["return"].is_number() && j.contains("advantage") && j["advantage"].is_number());
   return t;
 }
 

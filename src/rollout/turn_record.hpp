@@ -39,6 +39,8 @@ struct TurnRecord {
   std::string summary;               // the model's text after the code block
   std::optional<std::string> parse_error;
   std::optional<std::string> policy_error;  // the policy gave no response after its retries (names the URL)
+  std::optional<std::string> prompt_error;  // the prompt did not fit the policy's token budget even
+                                            // without earlier attempts: never sent, never credited
   std::optional<eval::EvalResult> result;  // none after a parse error or a policy error (never evaluated)
   bool correct = false;
   std::optional<double> speedup;     // when correct and timed
@@ -64,6 +66,7 @@ struct FinishedTurn {
   double score = 0;
   bool credited = false;  // return and advantage present (after updates)
   bool policy_error = false;  // the turn has no response: the policy failed after its retries
+  bool unanswered = false;    // the prompt did not fit: not an attempt, not credited (prompt_error)
 };
 
 FinishedTurn finished_turn(const TurnRecord& record);

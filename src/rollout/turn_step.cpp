@@ -1,5 +1,7 @@
 #include "rollout/turn_step.hpp"
 
+#include <algorithm>
+
 #include "common/fs.hpp"
 #include "rollout/response_parser.hpp"
 #include "rollout/run_dir.hpp"
@@ -27,6 +29,17 @@ common::Expected<eval::EvalResult> evaluate_code(const TurnContext& context, con
 
 }  // namespace
 
+common::Expected<std::optional<TokenBudget>> token_budget(const PromptConfig& config, const Policy& policy) {
+  std::optional<TokenBudget> budget = policy.token_budget();
+  if (config.max_tokens == 0) return budget;
+  if (!budget) {
+    return make_error("prompt max tokens " + std::to_string(config.max_tokens) +
+                      ": this policy cannot count its tokens (the in-process policy can); bound the prompt in characters instead");
+  }
+  budget->max_tokens = std::min(budget->max_tokens, config.max_tokens);
+  return budget;
+}
+
 common::Expected<TurnRecord> run_turn(const TurnContext& context, const TurnInput& input) {
   const RolloutConfig& config = context.config;
   TurnRecord r;
@@ -39,7 +52,15 @@ common::Expected<TurnRecord> run_turn(const TurnContext& context, const TurnInpu
   r.parent = input.parent;
   r.return_kind = rl::to_string(config.returns.kind);
   r.advantage_kind = rl::to_string(config.advantage.kind);
-  r.messages = build_prompt(context.templates, input.task.source, input.previous, input.turn, config.prompt).messages;
+  BuiltPrompt prompt = build_prompt(context.templates, input.task.source, input.previous, input.turn, config.prompt,
+                                    context.token_budget ? &*context.token_budget : nullptr);
+  r.messages = std::move(prompt.messages);
+  if (!prompt.fits) {  // the policy would refuse it: not the model's failure, so not its outcome
+    r.prompt_error = "the prompt takes " + std::to_string(*prompt.n_tokens) +
+                     " tokens without any earlier attempt, more than the budget of " +
+                     std::to_string(context.token_budget->max_tokens) + " (the context less the response's room)";
+    return r;
+  }
 
   auto response = context.policy.generate(r.messages);
   if (!response) {  // a finished turn without a response: score 0, the trajectory goes on

@@ -21,7 +21,12 @@ struct TurnContext {
   const PromptTemplates& templates;
   Policy& policy;
   Evaluator& evaluator;
+  std::optional<TokenBudget> token_budget;  // the prompt limit in the policy's tokens, when it counts them
 };
+
+// The token budget of a run: the policy's own, lowered to config.max_tokens when that is set.
+// Errors: config.max_tokens set for a policy that cannot count its tokens.
+common::Expected<std::optional<TokenBudget>> token_budget(const PromptConfig& config, const Policy& policy);
 
 struct TurnInput {
   const RolloutTask& task;
@@ -31,8 +36,9 @@ struct TurnInput {
   std::vector<Attempt> previous;  // the lineage's earlier turns, oldest first
 };
 
-// Runs one turn; the record's return and advantage stay empty. A parse error scores 0 and is not
-// evaluated. A policy that fails after its retries gives a record with `policy_error` set and
+// Runs one turn; the record's return and advantage stay empty. A prompt over the token budget even
+// without earlier attempts is never sent: the record has `prompt_error`, score 0, and is credited
+// with nothing. A parse error scores 0 and is not evaluated. A policy that fails after its retries gives a record with `policy_error` set and
 // score 0 (the runner counts consecutive ones). An Error (candidate not writable, engine could
 // not evaluate) means no turn happened. Thread-safe when the policy and the evaluator are.
 common::Expected<TurnRecord> run_turn(const TurnContext& context, const TurnInput& input);

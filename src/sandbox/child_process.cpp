@@ -46,6 +46,12 @@ std::string read_tail(const std::string& path, std::size_t max_bytes) {
   return s;
 }
 
+// {"phase": NAME}, or {"phase": NAME, "limits_s": {PHASE: SECONDS, ...}}.
+bool is_phase_line(const nlohmann::json& j) {
+  if (!j.is_object() || !j.contains("phase") || !j["phase"].is_string()) return false;
+  return j.size() == 1 || (j.size() == 2 && j.contains("limits_s") && j["limits_s"].is_object());
+}
+
 }  // namespace
 
 std::string describe_end(const ChildOutcome& o) {
@@ -163,9 +169,11 @@ ChildOutcome watch_child(ChildHandle& child, const std::map<std::string, double>
   const int report_fd = child.report_fd;
   const auto t0 = clock_type::now();
   const std::string& log_path = child.log_path;
+  std::map<std::string, double> limits = phase_limits_s;
+  bool limits_announced = false;  // only the first phase line carrying limits_s sets them
   auto limit_for = [&](const std::string& phase) {
-    auto it = phase_limits_s.find(phase);
-    return it != phase_limits_s.end() ? it->second : default_limit_s;
+    auto it = limits.find(phase);
+    return it != limits.end() ? it->second : default_limit_s;
   };
   out.last_phase = "start";
   double limit_s = default_limit_s;
@@ -192,7 +200,13 @@ ChildOutcome watch_child(ChildHandle& child, const std::map<std::string, double>
       buffer.erase(0, nl + 1);
       auto j = nlohmann::json::parse(line, nullptr, false);
       if (j.is_discarded()) continue;
-      if (j.contains("phase") && j.size() == 1 && j["phase"].is_string()) {
+      if (is_phase_line(j)) {
+        if (j.contains("limits_s") && !limits_announced) {
+          limits_announced = true;
+          for (const auto& [phase, limit] : j["limits_s"].items()) {
+            if (limit.is_number() && limit.get<double>() > 0) limits[phase] = limit.get<double>();
+          }
+        }
         out.last_phase = j["phase"].get<std::string>();
         if (on_phase) on_phase(out.last_phase);  // may block (the device lock); not the child's time
         if (child.request_fd >= 0) (void)!::write(child.request_fd, "go\n", 3);

@@ -56,6 +56,9 @@ ChildHandle spawn_child(const std::function<void(int report_fd, int request_fd)>
 
 // Reads the child's phase lines and final record, enforcing `phase_limits_s` (a phase without an
 // entry gets `default_limit_s`, counted from this call), kills its group at the end. Blocks.
+// A phase line may carry `"limits_s": {PHASE: SECONDS}` for its own and later phases, replacing those of
+// `phase_limits_s`; only the first line that carries them counts (the child sends it before it
+// runs anything untrusted, so nothing that runs later can lengthen its own limits).
 // On each phase line it calls `on_phase(phase)` (when set; it may block, e.g. for the device
 // lock, without counting against the phase's limit), then grants the phase by writing "go" to
 // the request channel: a child that sends phase lines waits for that grant (wait_for_grant).

@@ -61,7 +61,8 @@ const std::map<std::string, Range>& option_ranges() {
       {"n_trials", {1, 100}},           {"atol", {-1, 1e6}},           {"rtol", {-1, 1e6}},
       {"n_warmup", {0, 1000}},          {"min_reps", {1, 100000}},     {"max_reps", {1, 100000}},
       {"timing_budget_ms", {0, 600000}}, {"max_held_device_mb", {0, 1e7}}, {"timeout_setup_s", {0.01, 3600}},
-      {"timeout_load_s", {0.01, 3600}}, {"timeout_correctness_s", {0.01, 3600}}, {"timeout_timing_s", {0.01, 3600}}};
+      {"timeout_load_s", {0.01, 3600}}, {"timeout_correctness_s", {0.01, 3600}}, {"timeout_timing_s", {0.01, 3600}},
+      {"timeout_eager_multiple", {0, 1000}}};
   return r;
 }
 
@@ -99,7 +100,7 @@ const std::vector<std::string>& job_option_names() {
   static const std::vector<std::string> names = {
       "n_trials", "atol", "rtol", "time_kernels", "n_warmup", "min_reps", "max_reps", "timing_budget_ms", "flush_l2",
       "allow_tf32", "torch_op_audit", "max_held_device_mb", "timeout_setup_s", "timeout_load_s",
-      "timeout_correctness_s", "timeout_timing_s"};
+      "timeout_correctness_s", "timeout_timing_s", "timeout_eager_multiple"};
   return names;
 }
 

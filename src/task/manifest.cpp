@@ -1,5 +1,8 @@
 #include "task/manifest.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 #include <nlohmann/json.hpp>
 
 #include "common/fs.hpp"
@@ -7,6 +10,34 @@
 namespace kernelrl::task {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+bool is_identifier(const std::string& name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+// "sizes": {SIZE: {CONSTANT: positive integer, ...}, ...}
+common::Fallible parse_sizes(const nlohmann::json& j, const std::string& where, ManifestEntry& e) {
+  if (!j.is_object()) return common::make_error(where + ": 'sizes' must be an object of sizes, e.g. {\"small\": {\"N\": 512}}");
+  for (const auto& [size, constants] : j.items()) {
+    const std::string field = where + ": 'sizes." + size + "'";
+    if (!is_identifier(size) || size == "full") return common::make_error(field + ": a size is named by an identifier other than 'full'");
+    if (!constants.is_object()) return common::make_error(field + " must be an object of constants, e.g. {\"N\": 512}");
+    auto& values = e.sizes[size];
+    for (const auto& [name, value] : constants.items()) {
+      if (!is_identifier(name)) return common::make_error(field + ": '" + name + "' is not a Python name");
+      if (!value.is_number_integer() || value.get<std::int64_t>() <= 0) {
+        return common::make_error(where + ": 'sizes." + size + "." + name + "' must be a positive integer, got " + value.dump());
+      }
+      values[name] = value.get<std::int64_t>();
+    }
+  }
+  return common::Ok{};
+}
+
+}  // namespace
 
 common::Expected<ManifestEntry> parse_manifest_entry(const nlohmann::json& j, int level, const std::string& where) {
   ManifestEntry e;
@@ -36,12 +67,15 @@ common::Expected<ManifestEntry> parse_manifest_entry(const nlohmann::json& j, in
   }
   e.dtype = j.value("dtype", std::string("float32"));
   e.note = j.value("note", std::string());
+  if (j.contains("sizes")) {
+    if (auto parsed = parse_sizes(j["sizes"], where, e); !parsed) return parsed.error();
+  }
   return e;
 }
 
 nlohmann::json manifest_entry_json(const ManifestEntry& e) {
   return {{"file", e.file}, {"split", e.split},         {"families", e.families}, {"flops", e.flops},
-          {"min_bytes", e.min_bytes}, {"dtype", e.dtype}, {"note", e.note}};
+          {"min_bytes", e.min_bytes}, {"dtype", e.dtype}, {"note", e.note}, {"sizes", e.sizes}};
 }
 
 common::Expected<std::vector<ManifestEntry>> read_manifest(const fs::path& manifest_file) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,9 @@ struct ManifestEntry {
   double min_bytes = 0;
   std::string dtype;
   std::string note;
+  // Smaller sizes of the task ("small" for CPU runs): per size, new values of the task file's
+  // module-level integer constants (task/sizes.hpp). An empty map: the full size is small enough.
+  std::map<std::string, std::map<std::string, std::int64_t>> sizes;
 };
 
 // One entry of a manifest's "tasks" list (`level` is the manifest's); errors start with `where`.

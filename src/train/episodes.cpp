@@ -23,13 +23,18 @@ common::Expected<Episode> episode_from(const json& j) {
     if (response.contains("tokens") && response["tokens"].is_array()) {
       e.response_ids = response["tokens"].get<std::vector<std::int64_t>>();
     }
+    if (response.contains("logprobs") && response["logprobs"].is_array()) {
+      e.response_logprobs = response["logprobs"].get<std::vector<double>>();
+    }
     e.truncated = response.value("finish_reason", "") == "length";
   }
   if (j.contains("advantage") && j["advantage"].is_number()) e.advantage = j["advantage"].get<double>();
   e.score = j.value("score", 0.0);
   e.correct = j.value("correct", false);
   if (j.contains("speedup") && j["speedup"].is_number()) e.speedup = j["speedup"].get<double>();
-  if (j.contains("policy_error") && !j["policy_error"].is_null()) {
+  if (j.contains("prompt_error") && !j["prompt_error"].is_null()) {
+    e.status = "PROMPT_TOO_LONG";
+  } else if (j.contains("policy_error") && !j["policy_error"].is_null()) {
     e.status = "POLICY_ERROR";
   } else if (j.contains("parse_error") && !j["parse_error"].is_null()) {
     e.status = "PARSE_ERROR";
@@ -66,7 +71,10 @@ common::Expected<std::vector<Episode>> read_episodes(const std::filesystem::path
   return episodes;
 }
 
+bool is_unanswered(const Episode& e) { return e.status == "PROMPT_TOO_LONG"; }
+
 bool is_degenerate(const Episode& e) {
+  if (is_unanswered(e)) return false;
   return e.response_ids.empty() || e.status == "PARSE_ERROR" || e.status == "POLICY_ERROR" || e.truncated;
 }
 

@@ -87,10 +87,35 @@ bool has_abi_include(std::string_view s) {
   return false;
 }
 
+struct Marker {
+  const char* what;  // as the feedback names it
+  bool (*present)(std::string_view);
+};
+constexpr Marker kMarkers[] = {{"a __global__ kernel", has_kernel},
+                               {"the extern \"C\" kernelrl_forward entry point", has_entry_point},
+                               {"a <<<...>>> launch", has_launch},
+                               {"#include <kernelrl/abi.h>", has_abi_include}};
+
+// What the model reads after the attempt: that nothing was compiled or run, and what is missing.
+std::string format_feedback(const std::string& code) {
+  int n = 0;
+  std::string missing;
+  for (const auto& m : kMarkers) {
+    if (m.present(code)) {
+      ++n;
+    } else {
+      missing += std::string(missing.empty() ? "" : ", ") + m.what;
+    }
+  }
+  return "format reward, the code was not compiled or run: " + std::to_string(n) + " of 4 markers of the native format" +
+         (missing.empty() ? "" : " (missing: " + missing + ")");
+}
+
 }  // namespace
 
 double format_marker_fraction(const std::string& code) {
-  const int n = has_kernel(code) + has_entry_point(code) + has_launch(code) + has_abi_include(code);
+  int n = 0;
+  for (const auto& m : kMarkers) n += m.present(code);
   return n / 4.0;
 }
 
@@ -102,8 +127,8 @@ common::Expected<eval::EvalResult> FormatRewardEvaluator::evaluate(const eval::E
   r.candidate = job.candidate.string();
   r.status = common::Status::OK;
   r.correct = true;  // "well-formed" under this reward: see the header
-  r.speedup = format_marker_fraction(*code);
-  r.error.message = "format reward: the code was not compiled or run; speedup holds the fraction of format markers present";
+  r.speedup = format_marker_fraction(*code);  // the fraction of markers present: the score's speedup term
+  r.error.message = format_feedback(*code);
   r.isolation["reward"] = "format";
   return r;
 }

@@ -13,7 +13,8 @@ namespace kernelrl::train {
 struct GrpoConfig {
   double eps_low = 0.2;               // ratio clipped below at 1 - eps_low
   double eps_high = 0.28;             // ratio clipped above at 1 + eps_high
-  double kl_coef = 0.0;               // weight of the k3 KL estimate to the reference policy
+  double kl_coef = 0.0;               // weight of the k3 KL estimate to the reference policy (the
+                                      // frozen starting policy; update_policy needs it when > 0)
   std::int64_t max_response_tokens = 1024;  // Dr. GRPO's constant length L in the normaliser
 };
 
@@ -23,7 +24,8 @@ struct GrpoInputs {
   torch::Tensor advantages;    // [B] one advantage per sequence (per turn)
   torch::Tensor mask;          // [B, T] 1 on the turn's own response tokens, 0 elsewhere
   torch::Tensor ref_logprobs;  // [B, T] reference policy, only when kl_coef > 0
-  std::int64_t n_sequences = 0;  // sequences of the whole optimiser step (micro-batches add up); 0 = B
+  std::int64_t n_sequences = 0;  // the optimiser step's constant share of the configured batch
+                                 // (micro-batches add up; not the rows it trains on); 0 = B
 };
 
 struct GrpoOutput {

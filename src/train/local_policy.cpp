@@ -43,7 +43,7 @@ common::Expected<rollout::PolicyResponse> LocalPolicy::generate(const std::vecto
   const auto chat = chat_messages(messages);
   request.prompt = policy_.prompt_ids(chat);
   const std::int64_t room = policy_.model->config().max_position - sampling_.max_new_tokens;
-  if (static_cast<std::int64_t>(request.prompt.size()) > room) {
+  if (static_cast<std::int64_t>(request.prompt.size()) > room) {  // the runner's token budget keeps prompts below
     return common::make_error("the prompt has " + std::to_string(request.prompt.size()) + " tokens; with " +
                               std::to_string(sampling_.max_new_tokens) + " new tokens it exceeds the model's context of " +
                               std::to_string(policy_.model->config().max_position));
@@ -110,7 +110,7 @@ void LocalPolicy::sample_batch(std::vector<Request>& batch, const model::Samplin
     }
     r.finish_reason = s.finish_reason;
     r.token_ids = std::move(s.token_ids);
-    r.logprobs = std::move(s.logprobs);
+    r.logprobs = std::move(s.sampling_logprobs);  // the distribution sampled from, as the trainer's ratio uses
     r.latency_ms = ms;
     batch[i].done.set_value(std::move(r));
   }
@@ -122,6 +122,14 @@ nlohmann::json LocalPolicy::describe() const {
           {"temperature", config_.sampling.temperature},
           {"top_p", config_.sampling.top_p},
           {"max_new_tokens", config_.sampling.max_new_tokens}};
+}
+
+std::optional<rollout::TokenBudget> LocalPolicy::token_budget() const {
+  const std::int64_t room = policy_.model->config().max_position - sampling_.max_new_tokens;
+  return rollout::TokenBudget{static_cast<std::size_t>(std::max<std::int64_t>(room, 0)),
+                              [this](const std::vector<rollout::Message>& messages) {
+                                return policy_.prompt_ids(chat_messages(messages)).size();
+                              }};
 }
 
 void LocalPolicy::reseed(std::uint64_t seed) {

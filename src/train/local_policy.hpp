@@ -1,7 +1,8 @@
 // The policy model as a rollout Policy, in process: rollout threads call generate() at once; a
 // batching thread gathers their prompts (up to max_batch, waiting at most batch_wait_ms for more
 // once one arrives) and samples them together with the KV-cached sampler. Responses carry the
-// sampled token ids and their log-probabilities (temperature 1), which the trainer trains on.
+// sampled token ids, which the trainer trains on, and their log-probabilities under the
+// distribution sampled from (temperature and top-p applied), which it compares its own with.
 #pragma once
 
 #include <condition_variable>
@@ -35,6 +36,9 @@ class LocalPolicy final : public rollout::Policy {
   common::Expected<rollout::PolicyResponse> generate(const std::vector<rollout::Message>& messages) override;
 
   nlohmann::json describe() const override;  // {"kind": "local", "model": path, sampling settings}
+
+  // The model's context less max_new_tokens, counted in the prompt ids generate() would sample from.
+  std::optional<rollout::TokenBudget> token_budget() const override;
 
   int n_batches() const;  // sampler calls so far (how well prompts were batched)
 

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 #include <numeric>
+#include <optional>
 #include <random>
 
 #include <torch/torch.h>
@@ -31,8 +32,12 @@ common::Fallible check(const TrainConfig& c) {
   if (c.n_steps < 1) return make_error("--steps must be at least 1 (got " + std::to_string(c.n_steps) + ")");
   if (c.tasks_per_step < 1) return make_error("--tasks-per-step must be at least 1");
   if (!(c.lr > 0)) return make_error("--lr must be positive");
+  if (!(c.policy.sampling.temperature > 0)) {
+    return make_error("--temperature must be positive: greedy decoding has no sampling distribution to train on");
+  }
   if (c.reward != "kernel" && c.reward != "format") return make_error("--reward '" + c.reward + "': expected kernel or format");
   if (c.update.n_minibatches < 1) return make_error("--minibatches must be at least 1");
+  if (!(c.update.grpo.kl_coef >= 0)) return make_error("--kl-coef must not be negative");
   if (!(c.update.max_grad_norm > 0)) return make_error("--max-grad-norm must be positive");
   if (c.update.grpo.max_response_tokens < 1) return make_error("the Dr. GRPO length must be at least 1");
   return common::Ok{};
@@ -127,7 +132,10 @@ common::Fallible save_step(const TrainConfig& c, PolicyModel& policy, torch::opt
 json step_metrics(int step, const std::vector<Episode>& episodes, const UpdateStats& u, double rollout_s, double update_s,
                   int n_batches) {
   double reward = 0, reward_max = 0, correct = 0, speedup = 0, tokens = 0, degenerate = 0;
+  int n_answered = 0;  // the model's outcomes: prompts over the context were never its to answer
   for (const auto& e : episodes) {
+    if (is_unanswered(e)) continue;
+    ++n_answered;
     reward += e.score;
     reward_max = std::max(reward_max, e.score);
     correct += e.correct;
@@ -135,9 +143,10 @@ json step_metrics(int step, const std::vector<Episode>& episodes, const UpdateSt
     tokens += static_cast<double>(e.response_ids.size());
     degenerate += is_degenerate(e);
   }
-  const double n = std::max<double>(1, static_cast<double>(episodes.size()));
+  const double n = std::max<double>(1, n_answered);
   return {{"step", step},
           {"n_episodes", episodes.size()},
+          {"rollout/n_prompts_too_long", static_cast<int>(episodes.size()) - n_answered},
           {"reward/mean", reward / n},
           {"reward/max", reward_max},
           {"eval/correct_rate", correct / n},
@@ -147,10 +156,13 @@ json step_metrics(int step, const std::vector<Episode>& episodes, const UpdateSt
           {"train/loss", u.loss},
           {"train/clip_frac", u.clip_frac},
           {"train/approx_kl", u.approx_kl},
+          {"train/kl_to_ref", u.kl_to_ref},
           {"train/entropy", u.entropy},
           {"train/grad_norm", u.grad_norm},
           {"train/n_samples", u.n_samples},
           {"train/n_tokens", u.n_tokens},
+          {"train/sampler_logprob_diff_mean", u.sampler_logprob_diff_mean},
+          {"train/sampler_logprob_diff_max", u.sampler_logprob_diff_max},
           {"train/optimizer_steps", u.n_optimizer_steps},
           {"time/rollout_s", rollout_s},
           {"time/update_s", update_s},
@@ -163,40 +175,10 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-json describe(const TrainConfig& c) {
-  json tasks = json::array();
-  for (const auto& t : c.rollout.tasks) tasks.push_back(t.string());
-  return {{"model", c.model.string()},
-          {"tokenizer", c.tokenizer.string()},
-          {"n_steps", c.n_steps},
-          {"tasks", tasks},
-          {"split", c.rollout.split},
-          {"format", std::string(common::to_string(c.rollout.format))},
-          {"trajectories", c.rollout.n_trajectories},
-          {"turns", c.rollout.n_turns},
-          {"tasks_per_step", c.tasks_per_step},
-          {"seed", c.seed},
-          {"reward", c.reward},
-          {"w_correct", c.rollout.score.w_correct},
-          {"gamma", c.rollout.returns.gamma},
-          {"advantage", rl::to_string(c.rollout.advantage.kind)},
-          {"lr", c.lr},
-          {"weight_decay", c.weight_decay},
-          {"temperature", c.policy.sampling.temperature},
-          {"top_p", c.policy.sampling.top_p},
-          {"max_new_tokens", c.policy.sampling.max_new_tokens},
-          {"eps_low", c.update.grpo.eps_low},
-          {"eps_high", c.update.grpo.eps_high},
-          {"kl_coef", c.update.grpo.kl_coef},
-          {"loss_length", c.update.grpo.max_response_tokens},
-          {"minibatches", c.update.n_minibatches},
-          {"max_grad_norm", c.update.max_grad_norm}};
-}
-
 common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::Evaluator* evaluator) {
   if (auto s = check(config); !s) return s.error();
   if (config.reward == "kernel" && evaluator == nullptr) return make_error("reward 'kernel' needs the engine");
-  auto tasks = rollout::load_tasks(config.rollout.tasks, config.rollout.split);
+  auto tasks = rollout::load_tasks(config.rollout.tasks, config.rollout.split, config.rollout.task_size);
   if (!tasks) return tasks.error();
   if (auto s = check_run_settings(config); !s) return s.error();
 
@@ -209,6 +191,16 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
   if (!policy) return policy.error();
   policy->model->set_activation_checkpointing(config.activation_checkpointing);
   policy->model->eval();
+  UpdateModels models{policy->model, nullptr, policy->bf16_autocast};
+  std::optional<PolicyModel> reference;  // the KL term's: the starting policy, also when resuming
+  if (config.update.grpo.kl_coef > 0) {
+    auto loaded = load_policy_model(config.model, tokenizer, config.device);
+    if (!loaded) return make_error("the KL reference: " + loaded.error().message);
+    reference = std::move(*loaded);
+    for (auto& p : reference->model->parameters()) p.set_requires_grad(false);
+    reference->model->eval();
+    models.reference = reference->model;
+  }
   torch::optim::AdamW optimizer(policy->model->parameters(), torch::optim::AdamWOptions(config.lr)
                                                                  .weight_decay(config.weight_decay)
                                                                  .betas({config.adam_beta1, config.adam_beta2}));
@@ -226,6 +218,9 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
   FormatRewardEvaluator format_reward;
   rollout::Evaluator& scorer = config.reward == "format" ? static_cast<rollout::Evaluator&>(format_reward) : *evaluator;
 
+  // The configured batch: every step samples m x n turns of the same number of tasks.
+  const auto batch_samples = static_cast<std::int64_t>(std::min<std::size_t>(config.tasks_per_step, tasks->size())) *
+                             config.rollout.n_trajectories * config.rollout.n_turns;
   for (int step = state.steps_done; step < config.n_steps; ++step) {
     rollout::RolloutConfig rc = config.rollout;
     rc.tasks = tasks_of_step(*tasks, config.tasks_per_step, step, config.seed);
@@ -243,12 +238,15 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
     std::vector<TrainingSample> samples;
     for (const auto& e : *episodes) {
       if (!e.advantage || e.response_ids.empty()) continue;
-      samples.push_back({policy->prompt_ids(e.messages), e.response_ids, *e.advantage});
+      samples.push_back({policy->prompt_ids(e.messages), e.response_ids, *e.advantage, e.response_logprobs});
     }
     std::fprintf(stderr, "step %d/%d: rollout done in %.1f s; updating on %zu samples\n", step + 1, config.n_steps,
                  rollout_s, samples.size());
     const auto t1 = std::chrono::steady_clock::now();
-    auto stats = update_policy(policy->model, policy->bf16_autocast, optimizer, std::move(samples), config.update, config.seed + step);
+    UpdateConfig update = config.update;
+    update.temperature = config.policy.sampling.temperature;  // log-probs under the distribution sampled from
+    update.n_batch_samples = batch_samples;                   // Dr. GRPO's constant, whatever carries signal
+    auto stats = update_policy(models, optimizer, std::move(samples), update, config.seed + step);
     if (!stats) return make_error("step " + std::to_string(step + 1) + ": " + stats.error().message);
     const double update_s = seconds_since(t1);
     if (auto s = save_step(config, *policy, optimizer, step + 1, state); !s) {

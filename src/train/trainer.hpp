@@ -36,7 +36,9 @@ struct TrainConfig {
   UpdateConfig update;              // GRPO clip, Dr. GRPO length, minibatches, grad clip, micro-batch size
 };
 
-// What train.json records; a resumed run must have the same (errors name the field).
+// What train.json records: every setting of `config` (src/train/settings.cpp derives it member
+// by member, so none can be left out); a resumed run must have the same but n_steps (errors name
+// the field, e.g. `rollout.return.kind`).
 nlohmann::json describe(const TrainConfig& config);
 
 struct TrainSummary {

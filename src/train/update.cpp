@@ -1,6 +1,7 @@
 #include "train/update.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <optional>
 #include <random>
@@ -67,88 +68,174 @@ std::vector<std::vector<std::size_t>> pack(const std::vector<TrainingSample>& sa
   return out;
 }
 
-torch::Tensor response_logprobs(model::Transformer& model, bool bf16_autocast, const MicroBatch& mb, bool entropy,
-                                torch::Tensor* entropy_out) {
+torch::Tensor response_logprobs(model::Transformer& model, bool bf16_autocast, double temperature, const MicroBatch& mb,
+                                bool entropy, torch::Tensor* entropy_out) {
   std::optional<model::AutocastScope> autocast;
   if (bf16_autocast) autocast.emplace(mb.input_ids.device().type());
   model::TokenLogprobsOptions options;
   options.with_entropy = entropy;
+  options.temperature = temperature;
   auto out = model->token_logprobs(mb.input_ids, mb.targets, mb.mask, options);
   if (entropy_out) *entropy_out = out.entropy;
   return out.logprobs;
 }
 
+// The mismatch between the recomputed old log-probs and the sampler's own, over the response
+// tokens of the samples that carry them (a sample's response token k is target position
+// prompt + k - 1).
+void compare_with_sampler(const std::vector<TrainingSample>& samples, const std::vector<torch::Tensor>& old_logprobs,
+                          UpdateStats& stats) {
+  double sum = 0, max = 0;
+  std::int64_t n = 0;
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    const auto& s = samples[i];
+    if (!old_logprobs[i].defined() || s.sampler_logprobs.size() != s.response.size()) continue;
+    const auto recomputed = old_logprobs[i]
+                                .slice(0, static_cast<std::int64_t>(s.prompt.size()) - 1)
+                                .to(torch::kCPU, torch::kDouble)
+                                .contiguous();
+    const double* lp = recomputed.data_ptr<double>();
+    for (std::size_t k = 0; k < s.response.size(); ++k) {
+      const double diff = std::abs(lp[k] - s.sampler_logprobs[k]);
+      sum += diff;
+      max = std::max(max, diff);
+      ++n;
+    }
+  }
+  if (n > 0) stats.sampler_logprob_diff_mean = sum / static_cast<double>(n);
+  stats.sampler_logprob_diff_max = max;
+}
+
+// The log-probs of the samples `rows` (each: its prompt + response - 1 targets, 0 on the prompt's)
+// under `model` without grad: the old policy's before this batch's updates, or the frozen
+// reference's. Other samples' entries stay undefined.
+std::vector<torch::Tensor> frozen_logprobs(model::Transformer& model, bool bf16_autocast,
+                                           const std::vector<TrainingSample>& samples,
+                                           const std::vector<std::size_t>& rows, const UpdateConfig& config,
+                                           const torch::Device& device) {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> out(samples.size());
+  for (const auto& group : pack(samples, rows, config.micro_batch_tokens)) {
+    auto mb = make_micro_batch(samples, group, device);
+    auto lp = response_logprobs(model, bf16_autocast, config.temperature, mb, false, nullptr);
+    for (std::size_t r = 0; r < group.size(); ++r) {
+      const auto& s = samples[group[r]];
+      out[group[r]] = lp[r].slice(0, 0, static_cast<std::int64_t>(s.prompt.size() + s.response.size() - 1));
+    }
+  }
+  return out;
+}
+
+// The rows `group` of `per_sample`, each zero-padded to `length`, stacked: [group, length].
+torch::Tensor padded_rows(const std::vector<torch::Tensor>& per_sample, const std::vector<std::size_t>& group,
+                          std::int64_t length) {
+  std::vector<torch::Tensor> rows;
+  for (auto i : group) {
+    const auto& o = per_sample[i];
+    rows.push_back(torch::cat({o, torch::zeros({length - o.size(0)}, o.options())}));
+  }
+  return torch::stack(rows);
+}
+
+// One optimiser step's share of the batch: the samples it trains on, and the number of sequences
+// its loss is divided by (times the length L), a constant whatever the rows hold.
+struct Minibatch {
+  std::vector<std::size_t> rows;  // trainable samples only
+  std::int64_t n_sequences = 0;   // its share of the configured batch
+};
+
+// Splits the whole batch, seeded, into n_minibatches parts first, and only then leaves out the
+// samples that add no gradient (advantage 0 without a KL term, when skipping) or cannot be
+// trained (no prompt or no response): skipping changes neither which minibatch a sample lands in
+// nor any normaliser (Dr. GRPO's constant: a batch where many groups carry no signal does not take
+// a larger step).
+std::vector<Minibatch> split(const std::vector<TrainingSample>& samples, const UpdateConfig& config, std::uint64_t seed) {
+  const std::size_t n = samples.size();
+  const std::size_t batch = config.n_batch_samples > 0 ? static_cast<std::size_t>(config.n_batch_samples) : n;
+  const std::size_t k_steps =
+      std::clamp<std::size_t>(static_cast<std::size_t>(std::max(config.n_minibatches, 1)), 1, std::max<std::size_t>(n, 1));
+  const bool skip_zero = config.skip_zero_advantage && config.grpo.kl_coef == 0;
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937_64 rng(seed);
+  std::shuffle(order.begin(), order.end(), rng);
+  std::vector<Minibatch> out(k_steps);
+  for (std::size_t k = 0; k < k_steps; ++k) {
+    out[k].n_sequences = static_cast<std::int64_t>(batch * (k + 1) / k_steps - batch * k / k_steps);
+    for (std::size_t pos = n * k / k_steps; pos < n * (k + 1) / k_steps; ++pos) {
+      const TrainingSample& s = samples[order[pos]];
+      if (s.prompt.empty() || s.response.empty() || (skip_zero && s.advantage == 0)) continue;
+      out[k].rows.push_back(order[pos]);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
-common::Expected<UpdateStats> update_policy(model::Transformer& model, bool bf16_autocast, torch::optim::Optimizer& optimizer,
+common::Expected<UpdateStats> update_policy(const UpdateModels& models, torch::optim::Optimizer& optimizer,
                                             std::vector<TrainingSample> samples, const UpdateConfig& config,
                                             std::uint64_t seed) {
   UpdateStats stats;
-  if (config.skip_zero_advantage && config.grpo.kl_coef == 0) {
-    std::erase_if(samples, [](const TrainingSample& s) { return s.advantage == 0; });
+  const bool with_kl = config.grpo.kl_coef > 0;
+  if (with_kl && !models.reference) {
+    return common::make_error("a KL coefficient of " + std::to_string(config.grpo.kl_coef) +
+                              " needs a reference model (UpdateModels::reference), and none was given");
   }
-  std::erase_if(samples, [](const TrainingSample& s) { return s.response.empty() || s.prompt.empty(); });
-  if (samples.empty()) return stats;
+  const std::vector<Minibatch> minibatches = split(samples, config, seed);
+  std::vector<std::size_t> trained;
+  for (const auto& mb : minibatches) trained.insert(trained.end(), mb.rows.begin(), mb.rows.end());
+  if (trained.empty()) return stats;
+  model::Transformer model = models.policy;
   try {
     model->train();
     const torch::Device device = model->parameters().front().device();
-    // The sampling policy's log-probabilities, recomputed with the same forward as training.
-    std::vector<torch::Tensor> old_logprobs(samples.size());
-    std::vector<std::size_t> all(samples.size());
-    std::iota(all.begin(), all.end(), 0);
-    {
-      torch::NoGradGuard no_grad;
-      for (const auto& rows : pack(samples, all, config.micro_batch_tokens)) {
-        auto mb = make_micro_batch(samples, rows, device);
-        auto lp = response_logprobs(model, bf16_autocast, mb, false, nullptr);
-        for (std::size_t r = 0; r < rows.size(); ++r) {
-          const auto& s = samples[rows[r]];
-          old_logprobs[rows[r]] = lp[r].slice(0, 0, static_cast<std::int64_t>(s.prompt.size() + s.response.size() - 1));
-        }
-      }
+    // The sampling policy's log-probabilities, recomputed with the same forward as training; and
+    // the frozen reference's, for the KL term.
+    const auto old_logprobs = frozen_logprobs(model, models.bf16_autocast, samples, trained, config, device);
+    compare_with_sampler(samples, old_logprobs, stats);
+    std::vector<torch::Tensor> ref_logprobs;
+    if (with_kl) {
+      model::Transformer reference = models.reference;  // a handle: the module is shared
+      ref_logprobs = frozen_logprobs(reference, models.bf16_autocast, samples, trained, config, device);
     }
-    std::mt19937_64 rng(seed);
-    std::shuffle(all.begin(), all.end(), rng);
-    const int n_steps = std::max(1, std::min<int>(config.n_minibatches, static_cast<int>(samples.size())));
-    double entropy_sum = 0, clip_sum = 0, kl_sum = 0;
-    for (int step = 0; step < n_steps; ++step) {
-      const std::size_t begin = all.size() * step / n_steps, end = all.size() * (step + 1) / n_steps;
-      std::vector<std::size_t> rows(all.begin() + begin, all.begin() + end);
+    double entropy_sum = 0, clip_sum = 0, kl_sum = 0, kl_ref_sum = 0;
+    for (const Minibatch& minibatch : minibatches) {
+      if (minibatch.rows.empty()) continue;  // no gradient: no optimiser step (its loss counts 0)
       optimizer.zero_grad();
       double step_loss = 0;
-      for (const auto& group : pack(samples, rows, config.micro_batch_tokens)) {
+      for (const auto& group : pack(samples, minibatch.rows, config.micro_batch_tokens)) {
         auto mb = make_micro_batch(samples, group, device);
         torch::Tensor entropy;
-        auto lp = response_logprobs(model, bf16_autocast, mb, true, &entropy);
-        std::vector<torch::Tensor> old;
-        for (auto i : group) {  // each sample's own length, zero-padded to this micro-batch's
-          const auto& o = old_logprobs[i];
-          old.push_back(torch::cat({o, torch::zeros({lp.size(1) - o.size(0)}, o.options())}));
-        }
+        auto lp = response_logprobs(model, models.bf16_autocast, config.temperature, mb, true, &entropy);
         GrpoInputs in;
         in.logprobs = lp;
-        in.old_logprobs = torch::stack(old);
+        in.old_logprobs = padded_rows(old_logprobs, group, lp.size(1));
+        if (with_kl) in.ref_logprobs = padded_rows(ref_logprobs, group, lp.size(1));
         in.advantages = mb.advantages;
         in.mask = mb.mask;
-        in.n_sequences = static_cast<std::int64_t>(rows.size());
+        in.n_sequences = minibatch.n_sequences;
         GrpoOutput out = grpo_loss(in, config.grpo);
         out.loss.backward();
         step_loss += out.loss.item<double>();
         stats.n_tokens += out.n_tokens;
         clip_sum += out.clip_frac * out.n_tokens;
         kl_sum += out.approx_kl * out.n_tokens;
+        kl_ref_sum += out.kl_to_ref * out.n_tokens;
         if (entropy.defined()) entropy_sum += (entropy * mb.mask).sum().item<double>();
       }
       const double norm = torch::nn::utils::clip_grad_norm_(model->parameters(), config.max_grad_norm);
       optimizer.step();
-      stats.grad_norm += norm / n_steps;
-      stats.loss += step_loss / n_steps;
+      stats.grad_norm += norm;
+      stats.loss += step_loss / static_cast<double>(minibatches.size());
       ++stats.n_optimizer_steps;
     }
-    stats.n_samples = static_cast<std::int64_t>(samples.size());
+    stats.grad_norm /= stats.n_optimizer_steps;
+    stats.n_samples = static_cast<std::int64_t>(trained.size());
     if (stats.n_tokens > 0) {
       stats.clip_frac = clip_sum / stats.n_tokens;
       stats.approx_kl = kl_sum / stats.n_tokens;
+      stats.kl_to_ref = kl_ref_sum / stats.n_tokens;
       stats.entropy = entropy_sum / stats.n_tokens;
     }
     model->eval();

@@ -1,6 +1,7 @@
 // One GRPO update of the policy on a batch of scored samples (DESIGN.md, "Optimiser side"): the
 // log-probabilities of the sampling policy are recomputed first (the policy before this batch's
-// updates), then the batch is split into n_minibatches optimiser steps (Kevin: 2), each
+// updates, at the rollout's temperature: the distribution the tokens were drawn from), and with a
+// KL term those of the frozen reference at the same temperature; then the batch is split into n_minibatches optimiser steps (Kevin: 2), each
 // accumulating gradients over micro-batches bounded in tokens, clipping the gradient norm and
 // stepping the optimiser. Only each sample's own response tokens are trained on.
 #pragma once
@@ -20,31 +21,56 @@ struct TrainingSample {
   std::vector<std::int64_t> prompt;    // the prompt's tokens as the policy saw them
   std::vector<std::int64_t> response;  // the sampled tokens (trained on)
   double advantage = 0;
+  std::vector<double> sampler_logprobs;  // log p of each response token as the sampler reported it
+                                         // (empty: unknown); only compared, for the mismatch diagnostic
 };
 
 struct UpdateConfig {
   GrpoConfig grpo;
-  int n_minibatches = 2;                   // optimiser steps per batch
+  // The rollout's sampling temperature: old and new log-probs are taken under
+  // softmax(logits / temperature), the distribution the tokens were drawn from (as verl, TRL and
+  // OpenRLHF do); at 1 instead, the importance ratio would compare two other distributions.
+  double temperature = 1.0;
+  int n_minibatches = 2;                   // optimiser steps per batch: the whole batch is split, seeded
+  // Dr. GRPO's constant batch size B: each optimiser step's summed token losses are divided by
+  // its share of B (B / n_minibatches sequences) times grpo.max_response_tokens, however many of
+  // its samples carry no signal. 0: the number of samples given. The trainer sets the configured
+  // batch (tasks per step x m x n).
+  std::int64_t n_batch_samples = 0;
   double max_grad_norm = 0.05;             // gradient-norm clip (Kevin: 0.05)
   std::int64_t micro_batch_tokens = 16384; // prompt + response tokens per forward/backward at most
-  bool skip_zero_advantage = true;         // samples with advantage 0 add no gradient (kl_coef 0): skipped
+  bool skip_zero_advantage = true;         // samples with advantage 0 add no gradient (kl_coef 0): skipped,
+                                           // after the split, so that skipping changes nothing
 };
 
 struct UpdateStats {
-  double loss = 0;        // summed over the optimiser steps' losses, averaged
+  double loss = 0;        // mean over the minibatches of their loss (one without trainable samples: 0)
   double clip_frac = 0;   // token-weighted over all trained tokens
   double approx_kl = 0;   // token-weighted
+  double kl_to_ref = 0;   // token-weighted k3 estimate of KL(policy || reference); 0 without the KL term
   double entropy = 0;     // mean next-token entropy over trained tokens (nats)
-  double grad_norm = 0;   // mean over optimiser steps, before clipping
+  double grad_norm = 0;   // mean over the optimiser steps taken, before clipping
   std::int64_t n_tokens = 0;       // response tokens trained on
   std::int64_t n_samples = 0;      // samples trained on (after skipping zero advantages)
-  int n_optimizer_steps = 0;
+  int n_optimizer_steps = 0;      // minibatches without a trainable sample take no step
+  // |recomputed old log-prob - sampler's log-prob| over the response tokens of samples that carry
+  // sampler log-probs: the training-inference mismatch (0 up to rounding when both agree).
+  double sampler_logprob_diff_mean = 0;
+  double sampler_logprob_diff_max = 0;
 };
 
-// Updates `model` in place with `optimizer` (built over its parameters), on the model's device,
-// under bfloat16 autocast when `bf16_autocast`. `seed` orders the samples into minibatches.
-// Errors: torch failures (out of memory, ...), named.
-common::Expected<UpdateStats> update_policy(model::Transformer& model, bool bf16_autocast, torch::optim::Optimizer& optimizer,
+// The models an update works with; the handles share the modules.
+struct UpdateModels {
+  model::Transformer policy;              // trained in place
+  model::Transformer reference{nullptr};  // the KL term's frozen reference (the starting policy),
+                                          // never trained; needed when grpo.kl_coef > 0
+  bool bf16_autocast = false;             // forward passes under bfloat16 autocast (CUDA)
+};
+
+// Updates models.policy in place with `optimizer` (built over its parameters), on the policy's
+// device. `seed` orders the samples into minibatches. Errors: a KL coefficient without a
+// reference, torch failures (out of memory, ...), named.
+common::Expected<UpdateStats> update_policy(const UpdateModels& models, torch::optim::Optimizer& optimizer,
                                             std::vector<TrainingSample> samples, const UpdateConfig& config,
                                             std::uint64_t seed);
 

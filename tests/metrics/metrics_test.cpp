@@ -67,7 +67,6 @@ TEST(metrics_task, Relu) {
   EXPECT_DOUBLE_EQ(t.correctness, 0.75);
   expect_ks(t.pass_at_k, {{1, 0.75}, {2, 1.0}, {4, 1.0}});
   expect_ks(t.best_at_k, {{1, 1.5}, {2, 14.0 / 6}, {4, 3.0}});  // sorted {0, 1, 2, 3}
-  EXPECT_DOUBLE_EQ(t.avg_speedup, 1.5);
   EXPECT_DOUBLE_EQ(t.best_speedup, 3.0);
   expect_fast_p(t.fast_p, {{0, 1, 0.75}, {1, 1, 0.5}, {1.5, 1, 0.5}, {2, 1, 0.25}});
   expect_turns(t.by_turn, {{1, 0.5, 1.0}, {2, 0.75, 1.5}});
@@ -109,7 +108,6 @@ TEST(metrics_group, Overall) {
   EXPECT_NEAR(g.solved_rate, 1.0, tol);
   expect_ks(g.pass_at_k, {{1, 0.5}, {2, (1 + 5.0 / 6 + 0.5) / 3}, {4, 1.0}});
   expect_ks(g.best_at_k, {{1, 0.65}, {2, (14.0 / 6 + 0.8) / 3}, {4, 1.4}});
-  EXPECT_NEAR(g.avg_speedup, 0.65, tol);
   EXPECT_NEAR(g.mean_best_speedup, 1.4, tol);
   expect_fast_p(g.fast_p, {{0, 2.0 / 3, 1.25 / 3}, {1, 2.0 / 3, 0.25}, {1.5, 1.0 / 3, 0.5 / 3}, {2, 1.0 / 3, 0.25 / 3}});
   ASSERT_TRUE(g.geomean_speedup.has_value());

@@ -51,14 +51,14 @@ TEST(metrics_report_text, SummaryRowsCarryTheNumbers) {
   EXPECT_NE(text.find("3 tasks, 12 trajectories"), std::string::npos) << text;
   EXPECT_EQ(cells(line_starting(text, "group ")),
             (std::vector<std::string>{"group", "tasks", "traj", "correct", "solved", "pass@1", "pass@2", "pass@4",
-                                      "best@1", "best@2", "best@4", "avg@k", "best", "geomean"}));
-  // name, tasks, traj, correct, solved, pass@1,2,4, best@1,2,4, avg@k, best, geomean
+                                      "best@1", "best@2", "best@4", "best", "geomean"}));  // no avg@k: it is best@1
+  // name, tasks, traj, correct, solved, pass@1,2,4, best@1,2,4, best, geomean
   EXPECT_EQ(cells(line_starting(text, "overall ")),
             (std::vector<std::string>{"overall", "3", "12", "50.0%", "100.0%", "50.0%", "77.8%", "100.0%", "0.65x",
-                                      "1.04x", "1.40x", "0.65x", "1.40x", "1.90x"}));
+                                      "1.04x", "1.40x", "1.40x", "1.90x"}));
   EXPECT_EQ(cells(line_starting(text, "level none ")),
             (std::vector<std::string>{"level", "none", "1", "4", "25.0%", "100.0%", "25.0%", "50.0%", "100.0%", "0.00x",
-                                      "0.00x", "0.00x", "0.00x", "0.00x", "-"}));
+                                      "0.00x", "0.00x", "0.00x", "-"}));
 }
 
 TEST(metrics_report_text, FastPScalingAndTaskTables) {
@@ -75,7 +75,7 @@ TEST(metrics_report_text, FastPScalingAndTaskTables) {
   ASSERT_NE(ks_at, std::string::npos) << text;
   EXPECT_EQ(cells(line_starting(text.substr(ks_at), "2 ")), (std::vector<std::string>{"2", "77.8%", "1.04x"}));
   EXPECT_EQ(cells(line_starting(text, "001_relu ")),
-            (std::vector<std::string>{"001_relu", "1", "train", "4", "2", "75.0%", "75.0%", "1.50x", "1.50x", "3.00x",
+            (std::vector<std::string>{"001_relu", "1", "train", "4", "2", "75.0%", "75.0%", "1.50x", "3.00x",
                                       "yes", "yes", "yes", "yes"}));
 }
 
@@ -93,6 +93,11 @@ TEST(metrics_report_json, CarriesEveryGroupAndTask) {
   EXPECT_TRUE(j["tasks"][0]["level"].is_null());
   EXPECT_EQ(j["tasks"][1]["fast_p"][3]["p"], 2.0);
   EXPECT_EQ(j["tasks"][1]["by_turn"][1]["mean_best_speedup"], 1.5);
+  // avg@k, the mean over trajectories, equals best@1 by construction: reported once, as best@1.
+  EXPECT_FALSE(j["overall"].contains("avg_speedup"));
+  EXPECT_FALSE(j["tasks"][1].contains("avg_speedup"));
+  EXPECT_EQ(j["tasks"][1]["best_at_k"][0]["k"], 1);
+  EXPECT_EQ(j["tasks"][1]["best_at_k"][0]["value"], 1.5);
 }
 
 TEST(metrics_report_html, InlinesChartJsAndEmbedsTheData) {

@@ -26,7 +26,8 @@ std::string step_line(int step, double reward, double correct, const std::string
 // A training run directory: train.json, a three-step log, and the last step's rollout.
 std::filesystem::path make_training_run(const std::filesystem::path& dir) {
   testing::write_file(dir / "train.json",
-                      R"({"model": "models/tiny</script><b>", "n_steps": 3, "lr": 1e-06, "tasks": ["tasks/level1"]})");
+                      R"({"model": "models/tiny</script><b>", "n_steps": 3, "lr": 1e-06, "tasks": ["tasks/level1"],)"
+                      R"( "update": {"grpo": {"eps_low": 0.2}, "minibatches": 2}})");
   testing::write_file(dir / "train_log.jsonl", step_line(1, 0.1, 0.25) + "\n" +
                                                    step_line(2, 0.35, 0.5, R"("custom/new_key": 7.5)") + "\n" +
                                                    step_line(3, 0.3, 0.5) + "\n");
@@ -244,6 +245,8 @@ TEST(metrics_train_html, PageInlinesChartJsAndEmbedsTheStepData) {
   // Settings, the step table and the last step's rollout tables.
   EXPECT_NE(html.find("Settings (train.json)"), std::string::npos);
   EXPECT_NE(html.find("<td>lr</td><td>1e-06</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td>update.grpo.eps_low</td><td>0.2</td>"), std::string::npos);  // nested: by dotted path
+  EXPECT_NE(html.find("<td>update.minibatches</td><td>2</td>"), std::string::npos);
   EXPECT_NE(html.find("<h2>Training steps</h2>"), std::string::npos);
   EXPECT_NE(html.find("Last step's rollout (step 3)"), std::string::npos);
   EXPECT_NE(html.find("<h2>Per task</h2>"), std::string::npos);

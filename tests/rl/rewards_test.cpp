@@ -86,6 +86,30 @@ TEST(Advantages, RaggedTrajectoriesAndLoneSamplesGetZero) {
   EXPECT_DOUBLE_EQ(equal[1][1], 0.0);  // identical returns: no signal, no division by zero
 }
 
+TEST(Advantages, MissingReturnsAreInNoGroup) {
+  for (auto kind : {AdvantageKind::GRPO_TASK, AdvantageKind::GRPO_PER_TURN, AdvantageKind::LEAVE_ONE_OUT_TURN}) {
+    AdvantageConfig c;
+    c.kind = kind;
+    const auto A = advantages_where_present({{1.0, std::nullopt}, {3.0, 6.0}, {std::nullopt, 2.0}}, c);
+    EXPECT_FALSE(A[0][1].has_value());
+    EXPECT_FALSE(A[2][0].has_value());
+    // The same as the groups formed from the present returns alone.
+    const auto expected = kind == AdvantageKind::GRPO_TASK ? advantages({{1.0, 3.0, 6.0, 2.0}}, c)
+                                                           : advantages({{1.0, 6.0}, {3.0, 2.0}}, c);
+    if (kind == AdvantageKind::GRPO_TASK) {
+      EXPECT_DOUBLE_EQ(*A[0][0], expected[0][0]);
+      EXPECT_DOUBLE_EQ(*A[1][0], expected[0][1]);
+      EXPECT_DOUBLE_EQ(*A[1][1], expected[0][2]);
+      EXPECT_DOUBLE_EQ(*A[2][1], expected[0][3]);
+    } else {  // turn 1: returns 1 and 3; turn 2: returns 6 and 2
+      EXPECT_DOUBLE_EQ(*A[0][0], expected[0][0]);
+      EXPECT_DOUBLE_EQ(*A[1][0], expected[1][0]);
+      EXPECT_DOUBLE_EQ(*A[1][1], expected[0][1]);
+      EXPECT_DOUBLE_EQ(*A[2][1], expected[1][1]);
+    }
+  }
+}
+
 TEST(Kinds, NamesRoundTripAndBadNamesAreNamed) {
   for (auto k : {AdvantageKind::GRPO_TASK, AdvantageKind::GRPO_PER_TURN, AdvantageKind::LEAVE_ONE_OUT_TURN}) {
     EXPECT_EQ(*parse_advantage_kind(to_string(k)), k);

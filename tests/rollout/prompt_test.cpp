@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iterator>
 
 namespace kernelrl::rollout {
 namespace {
@@ -14,6 +15,11 @@ PromptTemplates shipped(common::Format format) {
   auto t = load_templates(root + "/prompts", format, root + "/examples/vector_add/native.cu");
   EXPECT_TRUE(t) << t.error().message;
   return t ? *t : PromptTemplates{};
+}
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 eval::EvalResult outcome(common::Status status, const std::string& message) {
@@ -56,6 +62,11 @@ TEST(Prompt, FeedbackLinesByOutcome) {
   ok.runtime_us = 100;
   ok.ref_runtime_us = 150;
   EXPECT_EQ(feedback_line(std::nullopt, ok), "correct, speedup 1.50x over PyTorch eager (100.0 us vs 150.0 us)");
+  // Not timed (--no-timing, or a reward that does not run the code): no made-up speedup of 0.
+  eval::EvalResult untimed = outcome(common::Status::OK, "");
+  EXPECT_EQ(feedback_line(std::nullopt, untimed), "correct (not timed)");
+  untimed.error.message = "format reward, the code was not compiled or run: 2 of 4 markers";
+  EXPECT_EQ(feedback_line(std::nullopt, untimed), "correct (not timed): format reward, the code was not compiled or run: 2 of 4 markers");
   auto ce = outcome(common::Status::COMPILE_ERROR, "k.cu:3: error: x undefined");
   ce.error.compile_log = "k.cu(3): error: identifier \"x\" is undefined";
   EXPECT_NE(feedback_line(std::nullopt, ce).find("failed to compile: k.cu:3"), std::string::npos);
@@ -77,6 +88,68 @@ TEST(Prompt, OldestAttemptsAreDroppedToFitTheBudget) {
   EXPECT_EQ(user.find(std::string(100, 'a')), std::string::npos);  // the oldest is gone
   EXPECT_NE(user.find(std::string(100, 'f')), std::string::npos);  // the newest stays
   EXPECT_NE(user.find("Attempt 6:"), std::string::npos);           // numbered by turn
+}
+
+// A token budget drops the oldest attempts until the prompt, counted in the policy's tokens, fits;
+// a prompt that does not fit even without attempts says so.
+TEST(Prompt, OldestAttemptsAreDroppedToFitTheTokenBudget) {
+  std::vector<Attempt> previous;
+  for (int i = 0; i < 6; ++i) previous.push_back({std::string(2000, 'a' + i), "s", "incorrect"});
+  auto count = [](const std::vector<Message>& messages) {  // a token per 4 characters
+    std::size_t n = 0;
+    for (const auto& m : messages) n += m.content.size() / 4;
+    return n;
+  };
+  const auto templates = shipped(common::Format::NATIVE);
+  PromptConfig no_chars;
+  no_chars.max_chars = 0;  // only the tokens bound it
+  const auto all = build_prompt(templates, "TASK", previous, 7, no_chars);
+  EXPECT_EQ(all.n_attempts_shown, 6);
+  const TokenBudget budget{count(all.messages) - 1000, count};  // two attempts' worth too many
+  const auto p = build_prompt(templates, "TASK", previous, 7, no_chars, &budget);
+  EXPECT_TRUE(p.fits);
+  EXPECT_EQ(p.n_attempts_dropped, 2);
+  EXPECT_EQ(p.n_attempts_shown, 4);
+  ASSERT_TRUE(p.n_tokens.has_value());
+  EXPECT_EQ(*p.n_tokens, count(p.messages));
+  EXPECT_LE(*p.n_tokens, budget.max_tokens);
+  EXPECT_EQ(p.messages[1].content.find(std::string(100, 'b')), std::string::npos);  // the two oldest are gone
+  EXPECT_NE(p.messages[1].content.find(std::string(100, 'c')), std::string::npos);
+  EXPECT_NE(p.messages[1].content.find("Attempt 6:"), std::string::npos);
+
+  const TokenBudget tiny{10, count};
+  const auto none = build_prompt(templates, "TASK", previous, 7, no_chars, &tiny);
+  EXPECT_FALSE(none.fits);
+  EXPECT_EQ(none.n_attempts_shown, 0);
+  EXPECT_GT(*none.n_tokens, 10u);
+}
+
+// The target and the one-shot example's summary follow the format: a host prompt names the CPU,
+// not a GPU, and no caption describes a GPU kernel above a CPU loop; the captions are template files.
+TEST(Prompt, TheTargetAndTheExampleSummaryFollowTheFormat) {
+  const std::string root = KERNELRL_SOURCE_DIR;
+  auto host = load_templates(root + "/prompts", common::Format::HOST, root + "/examples/vector_add/host.cpp");
+  ASSERT_TRUE(host) << host.error().message;
+  const std::string host_prompt = build_prompt(*host, "TASK", {}, 1).messages[1].content;
+  EXPECT_EQ(host_prompt.find("H200"), std::string::npos) << host_prompt;
+  EXPECT_EQ(host_prompt.find("GPU"), std::string::npos) << host_prompt;
+  EXPECT_NE(host_prompt.find("runs on the CPU"), std::string::npos) << host_prompt;
+  EXPECT_EQ(host_prompt.find("grid-stride"), std::string::npos) << host_prompt;
+  EXPECT_NE(host->example.find(read(root + "/prompts/example_summary_host.txt")), std::string::npos) << host->example;
+
+  PromptConfig b200;
+  b200.gpu = "an NVIDIA B200";
+  for (auto format : {common::Format::NATIVE, common::Format::KERNELBENCH}) {
+    const std::string name(common::to_string(format));
+    const std::string example = root + (format == common::Format::NATIVE ? "/examples/vector_add/native.cu"
+                                                                          : "/examples/vector_add/kernelbench.py");
+    auto t = load_templates(root + "/prompts", format, example);
+    ASSERT_TRUE(t) << t.error().message;
+    const std::string prompt = build_prompt(*t, "TASK", {}, 1, b200).messages[1].content;
+    EXPECT_NE(prompt.find("runs on an NVIDIA B200"), std::string::npos) << name << ": " << prompt;
+    EXPECT_EQ(prompt.find("{gpu}"), std::string::npos) << name;
+    EXPECT_NE(t->example.find(read(root + "/prompts/example_summary_" + name + ".txt")), std::string::npos) << name;
+  }
 }
 
 TEST(Prompt, MissingTemplatesAreNamed) {

@@ -40,6 +40,36 @@ TEST(ResponseParser, MalformedResponsesSayWhatIsWrong) {
   EXPECT_FALSE(parse_response("```python\nx\n```", "", Format::NATIVE).ok);  // wrong language
 }
 
+// A reasoning model whose chat template opens <think> in the prompt (QwQ, R1 distills), served
+// without a reasoning parser, answers with a closing tag only: what comes before it is thoughts.
+TEST(ResponseParser, AClosingTagWithoutAnOpeningOneEndsTheThoughts) {
+  const char* text =
+      "The rows are independent, so a first draft:\n```cuda\ndraft();\n```\nNo, better to fuse the passes.\n"
+      "</think>\n\n```cuda\nfinal();\n```\nFused the two passes.\n";
+  ParsedResponse r = parse_response(text, "", Format::NATIVE);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.code, "final();\n");
+  EXPECT_EQ(r.summary, "Fused the two passes.");
+  EXPECT_NE(r.thoughts.find("draft();"), std::string::npos) << r.thoughts;
+  EXPECT_NE(r.thoughts.find("better to fuse"), std::string::npos) << r.thoughts;
+  EXPECT_EQ(r.thoughts.find("</think>"), std::string::npos);
+
+  // Code drafted only in the thoughts is never the candidate, nor the thoughts the summary.
+  ParsedResponse drafted = parse_response("A draft:\n```cuda\ndraft();\n```\nhmm\n</think>\nI could not finish.", "",
+                                          Format::NATIVE);
+  EXPECT_FALSE(drafted.ok);
+  EXPECT_NE(drafted.error.find("no ```cuda code block"), std::string::npos) << drafted.error;
+  EXPECT_NE(drafted.thoughts.find("draft();"), std::string::npos);
+  ParsedResponse lenient = parse_response("```c\ndraft();\n```\n</think>\nno code", "", Format::NATIVE, /*lenient=*/true);
+  EXPECT_FALSE(lenient.ok);
+
+  // A separate reasoning field and the closing tag add up; an opening tag still works as before.
+  ParsedResponse both = parse_response("more thoughts</think>```cuda\nk();\n```", "field thoughts", Format::NATIVE);
+  ASSERT_TRUE(both.ok) << both.error;
+  EXPECT_EQ(both.thoughts, "field thoughts\nmore thoughts");
+  EXPECT_EQ(both.code, "k();\n");
+}
+
 TEST(ResponseParser, TruncatedThoughtsAreKeptForTheRecord) {
   ParsedResponse r = parse_response("<think>step 1, step 2", "", Format::NATIVE);
   EXPECT_FALSE(r.ok);

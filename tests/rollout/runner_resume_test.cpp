@@ -132,6 +132,67 @@ TEST_F(RolloutRun, ConsecutivePolicyFailuresStopTheRunAndResumeKeepsThem) {
   EXPECT_NE(prompt.find("no response: "), std::string::npos) << prompt;
 }
 
+// The number of earlier attempts a prompt shows: the "context" of the scripted policy below.
+std::size_t attempts_shown(const std::vector<Message>& messages) {
+  std::size_t n = 0;
+  const std::string& user = messages.back().content;
+  for (auto at = user.find("\nAttempt "); at != std::string::npos; at = user.find("\nAttempt ", at + 1)) ++n;
+  return n;
+}
+
+// A policy whose context holds one earlier attempt (its "tokens" count attempts): the runner drops
+// the oldest so that every prompt fits, and the policy never refuses one.
+TEST_F(RolloutRun, PromptsAreBoundedInThePolicysTokens) {
+  const auto out = scratch_dir() / "run";
+  auto c = config(out, 1, 3);
+  c.strategy = Strategy::SERIAL;
+  auto policy = ScriptedPolicy::from_list({"thinking, no code"});
+  policy.set_token_budget({1, attempts_shown});
+  auto r = run(c, policy);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->n_policy_errors_run, 0);
+  EXPECT_EQ(r->n_prompts_too_long_run, 0);
+  const RunRecords records = read_run(out);
+  const std::string third = records.turn(0, 3)["messages"][1]["content"];
+  EXPECT_EQ(third.find("Attempt 1:"), std::string::npos) << third;  // the oldest is dropped
+  EXPECT_NE(third.find("Attempt 2:"), std::string::npos) << third;
+  EXPECT_EQ(records.n_update_lines, 3);
+}
+
+// A task whose own prompt is over the budget: no turn is sent, none counts as the policy's failure
+// (the run does not stop as if the server were down), and none is credited; a rerun has nothing left.
+TEST_F(RolloutRun, APromptThatCannotFitIsNeverSentNorScoredAsTheModels) {
+  const auto out = scratch_dir() / "run";
+  auto c = config(out, 2, 2);
+  c.max_policy_failures = 2;
+  auto policy = ScriptedPolicy::from_list({"thinking, no code"});
+  auto chars = [](const std::vector<Message>& messages) {
+    std::size_t n = 0;
+    for (const auto& m : messages) n += m.content.size();
+    return n;
+  };
+  policy.set_token_budget({100, chars});
+  auto r = run(c, policy);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(policy.n_calls(), 0);
+  EXPECT_EQ(r->n_prompts_too_long_run, 4);
+  EXPECT_EQ(r->n_policy_errors_run, 0);
+  const RunRecords records = read_run(out);
+  ASSERT_EQ(records.n_turn_lines, 4);
+  EXPECT_EQ(records.n_update_lines, 0);  // no return, no advantage: nothing of it is trained on
+  const auto& first = records.turn(0, 1);
+  EXPECT_NE(first["prompt_error"].get<std::string>().find("more than the budget of 100"), std::string::npos)
+      << first["prompt_error"];
+  EXPECT_TRUE(first["policy_error"].is_null());
+  EXPECT_TRUE(first["advantage"].is_null());
+  EXPECT_EQ(records.turn(1, 2)["messages"][1]["content"].get<std::string>().find("Attempt 1:"), std::string::npos);
+
+  auto again = run(c, policy);
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(again->n_turns_run, 0);
+  EXPECT_EQ(read_run(out).n_update_lines, 0);
+}
+
 TEST_F(RolloutRun, AnEvaluatorThatCannotEvaluateStopsTheRun) {
   struct Broken final : Evaluator {
     common::Expected<eval::EvalResult> evaluate(const eval::EvalJob& job) override {

@@ -116,6 +116,31 @@ TEST_F(RolloutRun, AResponseWithoutCodeIsAParseErrorScoredZeroAndNotEvaluated) {
   EXPECT_EQ(records.updates.at({0, 2})["return"], 0.0);
 }
 
+// A reply that closes thoughts it never opened (the chat template opened them) and has no code
+// after them: the kernel drafted in the thoughts is not evaluated, and the next prompt shows no
+// thought text.
+TEST_F(RolloutRun, ThoughtsClosedWithoutAnOpeningTagAreNeitherEvaluatedNorShown) {
+  const auto out = scratch_dir() / "run";
+  const std::string draft = "Rows are independent. A draft:\n```cpp\n" + read_text(source_path(kCorrect)) +
+                            "```\nThat draft might be enough.\n</think>\nI ran out of time.";
+  auto policy = ScriptedPolicy::from_list({draft});
+  auto c = config(out, 1, 2);
+  c.strategy = Strategy::SERIAL;
+  auto summary = run(c, policy);
+  ASSERT_TRUE(summary) << summary.error().message;
+  const RunRecords records = read_run(out);
+  const json& first = records.turn(0, 1);
+  EXPECT_EQ(first["parse_error"], "no ```cpp code block found");
+  EXPECT_EQ(first["correct"], false);
+  EXPECT_TRUE(first["result"].is_null());
+  EXPECT_NE(first["response"]["reasoning"].get<std::string>().find("A draft:"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(out / "candidates"));  // nothing was evaluated
+  const std::string second_prompt = records.turn(0, 2)["messages"][1]["content"];
+  EXPECT_EQ(second_prompt.find("That draft might be enough"), std::string::npos) << second_prompt;
+  EXPECT_EQ(second_prompt.find("Rows are independent"), std::string::npos) << second_prompt;
+  EXPECT_NE(second_prompt.find("failed to parse"), std::string::npos) << second_prompt;
+}
+
 TEST_F(RolloutRun, BeamKeepsTheBestAndRecordsParents) {
   const auto out = scratch_dir() / "run";
   // Round 1 (calls 0-3, one at a time): no code, correct, wrong, correct. Round 2: all correct.

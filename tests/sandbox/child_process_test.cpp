@@ -82,6 +82,30 @@ TEST_F(ChildProcessTest, HangInAPhaseTimesOutWithThatPhasesLimit) {
   EXPECT_LT(s, 5.0);
 }
 
+// A phase line may set the limits of its own and later phases (the evaluating child's scaled
+// limits, eval/time_limits.hpp); only the first line carrying them counts, so what runs after it
+// (candidate code) cannot lengthen its own limit by announcing new ones.
+TEST_F(ChildProcessTest, APhaseLineSetsTheLimitsOfLaterPhasesOnce) {
+  const std::vector<std::vector<std::string>> announcements = {
+      {R"({"phase":"load","limits_s":{"correctness":0.5,"timing":"long"}})", R"({"phase":"correctness"})"},
+      {R"({"phase":"load","limits_s":{"correctness":0.5}})", R"({"phase":"correctness","limits_s":{"correctness":60}})"},
+  };
+  for (const auto& lines : announcements) {
+    auto t0 = std::chrono::steady_clock::now();
+    auto o = run_child_process(
+        [&](int fd) {
+          for (const auto& line : lines) say(fd, line);
+          for (;;) ::pause();
+        },
+        dir_.string(), {{"correctness", 30}}, 30);
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_TRUE(o.timed_out) << lines.back();
+    EXPECT_EQ(o.last_phase, "correctness");
+    EXPECT_DOUBLE_EQ(o.phase_limit_s, 0.5) << lines.back();
+    EXPECT_LT(s, 5.0);
+  }
+}
+
 TEST_F(ChildProcessTest, EarlyExitWithoutRecordIsNotSuccess) {
   auto o = run_child_process([](int) { _exit(0); }, dir_.string(), {}, 10);
   EXPECT_FALSE(o.has_record);

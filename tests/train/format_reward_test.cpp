@@ -2,13 +2,19 @@
 // regex matcher (std::regex) on a worker thread.
 #include "train/format_reward.hpp"
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <regex>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "rollout/prompt.hpp"
 
 namespace kernelrl::train {
 namespace {
@@ -69,6 +75,25 @@ TEST(FormatReward, LongDegenerateAnswersOnAWorkerThreadAreScored) {
   EXPECT_DOUBLE_EQ(open_extern, 0.0);
   EXPECT_DOUBLE_EQ(open_launch, 0.0);
   EXPECT_DOUBLE_EQ(markers_after_junk, 1.0);
+}
+
+// What the model reads after a format-reward turn: that the code was not run, and what is missing;
+// never "correct, speedup 0.00x (0.0 us vs 0.0 us)".
+TEST(FormatReward, TheFeedbackSaysWhatWasMeasured) {
+  const auto file = std::filesystem::temp_directory_path() / ("kernelrl-format-reward-" + std::to_string(::getpid()) + ".cu");
+  std::ofstream(file) << "#include <kernelrl/abi.h>\n__global__ void k(float* x) { x[0] = 1; }\n";
+  FormatRewardEvaluator evaluator;
+  auto r = evaluator.evaluate({"task.py", file, common::Format::NATIVE, std::nullopt});
+  std::filesystem::remove(file);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_DOUBLE_EQ(r->speedup, 0.5);
+  const std::string feedback = rollout::feedback_line(std::nullopt, *r);
+  EXPECT_EQ(feedback.find("0.00x"), std::string::npos) << feedback;
+  EXPECT_EQ(feedback.find("us vs"), std::string::npos) << feedback;
+  EXPECT_NE(feedback.find("not compiled or run"), std::string::npos) << feedback;
+  EXPECT_NE(feedback.find("2 of 4 markers"), std::string::npos) << feedback;
+  EXPECT_NE(feedback.find("missing: the extern \"C\" kernelrl_forward entry point, a <<<...>>> launch"), std::string::npos)
+      << feedback;
 }
 
 TEST(FormatReward, InvalidUtf8IsScoredNotRejected) {

@@ -56,8 +56,10 @@ TEST(GrpoLearns, TheRewardedCompletionBecomesLikely) {
     for (const auto& s : *samples) returns.push_back({s.token_ids.at(0) == kRewarded ? 1.0 : 0.0});
     const auto advantages = rl::advantages(returns);
     std::vector<TrainingSample> batch;
-    for (int i = 0; i < kGroup; ++i) batch.push_back({prompt, (*samples)[i].token_ids, advantages[i][0]});
-    auto stats = update_policy(m, false, optimizer, batch, config, step);
+    for (int i = 0; i < kGroup; ++i) {
+      batch.push_back({prompt, (*samples)[i].token_ids, advantages[i][0], (*samples)[i].sampling_logprobs});
+    }
+    auto stats = update_policy({m}, optimizer, batch, config, step);
     ASSERT_TRUE(stats) << stats.error().message;
     p = probability_of(m, prompt, kRewarded);
   }
@@ -72,8 +74,8 @@ TEST(GrpoLearns, ZeroAdvantagesLeaveTheModelUnchanged) {
   model::Transformer m = *made;
   const auto before = m->state().at("model.embed_tokens.weight").clone();
   torch::optim::AdamW optimizer(m->parameters(), torch::optim::AdamWOptions(1e-2));
-  std::vector<TrainingSample> batch{{{1, 2}, {5, 6}, 0.0}, {{1, 2}, {4}, 0.0}};
-  auto stats = update_policy(m, false, optimizer, batch, UpdateConfig{}, 0);
+  std::vector<TrainingSample> batch{{{1, 2}, {5, 6}, 0.0, {}}, {{1, 2}, {4}, 0.0, {}}};
+  auto stats = update_policy({m}, optimizer, batch, UpdateConfig{}, 0);
   ASSERT_TRUE(stats);
   EXPECT_EQ(stats->n_samples, 0);
   EXPECT_TRUE(torch::equal(before, m->state().at("model.embed_tokens.weight")));

@@ -4,7 +4,8 @@
 // Exit codes: 0 evaluated (whatever the candidate's status), 2 could not evaluate (bad task, missing
 // file, no device; `report`: unreadable trajectories or Chart.js file; `rollout`: a failure that
 // stopped the run, or no HTTP policy in this build), 64 usage error. `eval --batch --check-expect` exits 1 when a status differs
-// from the entry's "expect"; `tasks check` exits 1 when a task fails its checks.
+// from the entry's "expect"; `tasks check` exits 1 when a task fails its checks; `doctor` exits 2 when
+// the engine cannot start.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -12,6 +13,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <set>
 
 #include "common/fs.hpp"
 #include "common/progress.hpp"
@@ -27,9 +30,11 @@
 #include "metrics/report_train.hpp"
 #include "metrics/report_train_html.hpp"
 #include "rollout/runner.hpp"
+#include "task/sizes.hpp"
 #if KERNELRL_HAVE_HTTP_POLICY
 #include "rollout/http_policy.hpp"
 #endif
+#include "doctor_command.hpp"
 #include "service_command.hpp"
 #include "train_command.hpp"
 
@@ -50,6 +55,7 @@ std::string self_binary() {
 
 struct EvalArgs {
   std::string task, candidate, format, batch, out;
+  std::string size = "full";  // task size (task/sizes.hpp)
   bool json = false, no_cache = false, check_expect = false;
   std::string cache_dir, arch;
 };
@@ -87,15 +93,37 @@ void add_engine_options(CLI::App* cmd, eval::EngineConfig& config) {
   cmd->add_flag("--host-candidate-in-child{false}", o.separate_process,
                 "run host candidates in the evaluating process instead of a process of their own (which keeps "
                 "them away from the checker and the report); for measuring what the separation costs");
-  cmd->add_option("--timeout-correctness-s", o.timeout_correctness_s, "wall-time limit of the correctness phase")
+  cmd->add_option("--timeout-correctness-s", o.timeout_correctness_s,
+                  "floor of the correctness phase's wall-time limit (the limit scales with the task: docs/engine.md)")
       ->capture_default_str();
-  cmd->add_option("--timeout-timing-s", o.timeout_timing_s, "wall-time limit of each timing phase")
+  cmd->add_option("--timeout-timing-s", o.timeout_timing_s, "floor of each timing phase's wall-time limit")
+      ->capture_default_str();
+  cmd->add_option("--timeout-eager-multiple", o.timeout_eager_multiple,
+                  "phase limits: this many times the task's own draw + eager forward per call (0: the floors only)")
       ->capture_default_str();
   cmd->add_option("--compile-timeout-s", config.compile_timeout_s, "wall-time limit of one native/host compile")
       ->capture_default_str();
   cmd->add_option("--compile-threads", config.n_compile_threads, "compile pool size (0: one per core)");
   cmd->add_option("--workers", config.n_workers,
                   "evaluations at once (0: 4 on a GPU, 1 on the CPU); timing is always one at a time");
+}
+
+void add_size_option(CLI::App* cmd, std::string& size) {
+  cmd->add_option("--size", size,
+                  "task size: full (as shipped) or one the tasks' manifest names, e.g. small for CPU runs (tasks/README.md)")
+      ->capture_default_str();
+}
+
+// The file to evaluate for `task` at `size` (a sized copy, task/sizes.hpp); says once on stderr
+// when a task has no manifest entry and so keeps its own size.
+common::Expected<std::filesystem::path> task_at_size(const std::filesystem::path& task, const std::string& size) {
+  auto sized = task::task_at_size(task, size, common::cache_root());
+  if (!sized) return sized.error();
+  static std::set<std::filesystem::path> noted;
+  if (!sized->in_manifest && noted.insert(task).second) {
+    std::cerr << "note: " << task.string() << " is in no manifest, so it has no size '" << size << "': evaluated as it is\n";
+  }
+  return sized->path;
 }
 
 // The compile cache and target options that make_engine() applies.
@@ -119,7 +147,12 @@ common::Expected<std::unique_ptr<eval::Engine>> make_engine(const eval::EngineCo
 }
 
 int run_single(eval::Engine& engine, const EvalArgs& a) {
-  eval::EvalJob job{a.task, a.candidate, std::nullopt, std::nullopt, std::nullopt, std::nullopt};
+  auto task = task_at_size(a.task, a.size);
+  if (!task) {
+    std::cerr << "kernelrl eval: could not evaluate: " << task.error().message << "\n";
+    return kCouldNotEvaluate;
+  }
+  eval::EvalJob job{*task, a.candidate, std::nullopt, std::nullopt, std::nullopt, std::nullopt};
   if (!a.format.empty()) job.format = common::parse_format(a.format);
   auto result = engine.evaluate(job);
   if (!result) {
@@ -146,6 +179,12 @@ int run_batch(eval::Engine& engine, const EvalArgs& a) {
                 << e.job.candidate.string() << "\n";
       continue;
     }
+    auto task = task_at_size(e.job.task, a.size);
+    if (!task) {
+      std::cerr << "kernelrl eval: " << task.error().message << "\n";
+      return kCouldNotEvaluate;
+    }
+    e.job.task = *task;
     jobs.push_back(e.job);
     kept.push_back(e);
   }
@@ -256,7 +295,8 @@ int run_report(const ReportArgs& a) {
 
 struct RolloutArgs {
   rollout::RolloutConfig config;
-  std::string format = "native", strategy = "mxn", return_kind = "sum", advantage_kind = "grpo_task";
+  std::string format = "native", strategy = "mxn", return_kind = "sum", advantage_kind = "grpo_task", advantage_std = "on";
+  double speedup_cap = 0;  // 0: none
   // The policy server (policy::ChatClientConfig, which exists only with cpp-httplib).
   std::string base_url = "http://127.0.0.1:8000/v1", model, api_key_env = "OPENAI_API_KEY";
   double temperature = 0.9, top_p = 1.0;
@@ -287,9 +327,14 @@ void add_rollout_options(CLI::App* cmd, RolloutArgs& r) {
       ->check(CLI::IsMember({"sum", "max"}))->capture_default_str();
   cmd->add_option("--advantage", r.advantage_kind, "advantage normalisation")
       ->check(CLI::IsMember({"grpo_task", "grpo_per_turn", "leave_one_out_turn"}))->capture_default_str();
+  cmd->add_option("--advantage-std", r.advantage_std,
+                  "GRPO advantages: divide by the group's standard deviation (off: Dr. GRPO, mean subtraction only)")
+      ->check(CLI::IsMember({"on", "off"}))->capture_default_str();
+  cmd->add_option("--speedup-cap", r.speedup_cap, "clip the score's speedup term at this value (0: no cap)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
   cmd->add_option("--prompts", c.templates_dir, "prompt templates folder (default: the source tree's prompts/)");
   cmd->add_option("--example", c.example_file, "one-shot example answer (default: examples/vector_add/ for the format)");
-  cmd->add_option("--gpu-name", c.prompt.gpu, "GPU named in the prompt")->capture_default_str();
+  cmd->add_option("--gpu-name", c.prompt.gpu, "GPU named in the native and kernelbench prompts")->capture_default_str();
   cmd->add_option("--prompt-chars", c.prompt.max_chars, "prompt budget; older attempts are dropped first")
       ->capture_default_str();
   cmd->add_option("--out", c.out_dir, "run directory (an existing one is resumed)")->required();
@@ -311,6 +356,8 @@ int run_rollout(RolloutArgs r, const eval::EngineConfig& engine_config, const Ev
   r.config.strategy = *rollout::parse_strategy(r.strategy);
   r.config.returns.kind = r.return_kind == "max" ? rl::ReturnKind::DISCOUNTED_MAX : rl::ReturnKind::DISCOUNTED_SUM;
   r.config.advantage.kind = *rl::parse_advantage_kind(r.advantage_kind);
+  r.config.advantage.divide_by_std = r.advantage_std == "on";
+  if (r.speedup_cap > 0) r.config.score.speedup_cap = r.speedup_cap;
   if (auto checked = rollout::resolve(r.config); !checked) {  // before the engine takes seconds to start
     std::cerr << "kernelrl rollout: " << checked.error().message << "\n";
     return kUsageError;
@@ -403,6 +450,7 @@ int main(int argc, char** argv) {
   eval_cmd->add_flag("--check-expect", a.check_expect, "batch: exit 1 when a status differs from the entry's expect");
   eval_cmd->add_flag("--json", a.json, "print result records as JSON");
   eval_cmd->add_option("--out", a.out, "append result records (JSON lines) to this file");
+  add_size_option(eval_cmd, a.size);
   add_compile_options(eval_cmd, a);
   add_engine_options(eval_cmd, config);
 
@@ -413,6 +461,7 @@ int main(int argc, char** argv) {
   auto* show_cmd = tasks_cmd->add_subcommand("show", "print a task's signature and eager reference time");
   show_cmd->add_option("file", show_task, "task file")->required();
   show_cmd->add_flag("--json", show_json, "print JSON");
+  add_size_option(show_cmd, a.size);
   add_engine_options(show_cmd, config);
 
   std::string check_dir = "tasks";
@@ -428,6 +477,7 @@ int main(int argc, char** argv) {
   std::size_t check_sample = 0;
   check_cmd->add_option("--sample", check_sample,
                         "check only this many tasks, evenly spaced in name order (e.g. on a CPU); 0: all");
+  add_size_option(check_cmd, a.size);
   add_engine_options(check_cmd, config);
 
   ReportArgs report_args;
@@ -444,12 +494,14 @@ int main(int argc, char** argv) {
   RolloutArgs rollout_args;
   auto* rollout_cmd = app.add_subcommand("rollout", "multi-turn rollouts of a policy server over tasks (resumable)");
   add_rollout_options(rollout_cmd, rollout_args);
+  add_size_option(rollout_cmd, rollout_args.config.task_size);
   add_compile_options(rollout_cmd, a);
   add_engine_options(rollout_cmd, config);
   cli::add_eval_service_options(rollout_cmd, eval_service);
 
   cli::TrainArgs train_args;
   auto* train_cmd = cli::add_train_command(app, train_args);
+  add_size_option(train_cmd, train_args.config.rollout.task_size);
   add_compile_options(train_cmd, a);
   add_engine_options(train_cmd, config);
   cli::add_eval_service_options(train_cmd, eval_service);
@@ -462,6 +514,8 @@ int main(int argc, char** argv) {
   add_engine_options(worker_cmd, config);
   cli::ConvertArgs convert_args;
   auto* convert_cmd = cli::add_convert_command(app, convert_args);
+  cli::DoctorArgs doctor_args;
+  auto* doctor_cmd = cli::add_doctor_command(app, doctor_args);
 
   try {
     app.parse(argc, argv);
@@ -502,13 +556,19 @@ int main(int argc, char** argv) {
     return cli::run_worker(worker_args, resolved_engine_config(config, a), std::vector<std::string>(argv, argv + argc));
   }
   if (convert_cmd->parsed()) return cli::run_convert(convert_args);
+  if (doctor_cmd->parsed()) return cli::run_doctor(doctor_args, [&] { return make_engine(config, a); });
   if (show_cmd->parsed()) {
     auto engine = make_engine(config, a);
     if (!engine) {
       std::cerr << "kernelrl tasks show: could not start the engine: " << engine.error().message << "\n";
       return kCouldNotEvaluate;
     }
-    auto info = (*engine)->task_info(show_task);
+    auto task = task_at_size(show_task, a.size);
+    if (!task) {
+      std::cerr << "kernelrl tasks show: " << task.error().message << "\n";
+      return kCouldNotEvaluate;
+    }
+    auto info = (*engine)->task_info(*task);
     if (!info) {
       std::cerr << "kernelrl tasks show: " << info.error().message << "\n";
       return kCouldNotEvaluate;
@@ -531,6 +591,16 @@ int main(int argc, char** argv) {
       return kCouldNotEvaluate;
     }
     if (check_sample > 0) *files = eval::evenly_spaced(*files, check_sample);
+    std::map<std::string, std::string> shipped;  // sized copy -> the task as found, for the rows
+    for (auto& file : *files) {
+      auto sized = task_at_size(file, a.size);
+      if (!sized) {
+        std::cerr << "kernelrl tasks check: " << sized.error().message << "\n";
+        return kCouldNotEvaluate;
+      }
+      shipped[sized->string()] = file.string();
+      file = *sized;
+    }
     auto engine = make_engine(config, a);
     if (!engine) {
       std::cerr << "kernelrl tasks check: could not start the engine: " << engine.error().message << "\n";
@@ -542,7 +612,7 @@ int main(int argc, char** argv) {
     common::ProgressBar bar("check", static_cast<std::int64_t>(files->size()), common::stderr_is_tty() && !check_json);
     auto rows = eval::check_tasks(**engine, *files, check, [&](const eval::TaskCheckRow& r) {
       if (check_json) {
-        std::cout << nlohmann::json{{"task", r.task}, {"ok", r.ok}, {"ref_us", r.ref_us}, {"sol_us", r.sol_us},
+        std::cout << nlohmann::json{{"task", shipped[r.task]}, {"size", a.size}, {"ok", r.ok}, {"ref_us", r.ref_us}, {"sol_us", r.sol_us},
                                     {"input_bytes", r.input_bytes}, {"problems", r.problems}, {"device", (*engine)->device()}}
                          .dump()
                   << "\n" << std::flush;
@@ -550,6 +620,7 @@ int main(int argc, char** argv) {
       bar.advance(1, std::filesystem::path(r.task).filename().string());
     });
     bar.finish();
+    for (auto& r : rows) r.task = shipped[r.task];
     if (!check_json) std::cout << eval::render_task_check(rows);
     bool all_ok = std::all_of(rows.begin(), rows.end(), [](const auto& r) { return r.ok; });
     return all_ok ? kEvaluated : kExpectationFailed;

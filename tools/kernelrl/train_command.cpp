@@ -15,6 +15,7 @@ CLI::App* add_train_command(CLI::App& app, TrainArgs& args) {
   c.model = std::filesystem::path(build::source_dir) / ".cache/models/SmolLM2-135M-Instruct.Q4_1.gguf";
   c.rollout.tasks = {std::filesystem::path(build::source_dir) / "tasks"};
   c.rollout.split = "train";
+  c.rollout.prompt.max_chars = 0;  // the prompt is bounded in the policy's tokens instead
   cmd->add_option("--model", c.model, "starting policy: a .gguf file or a Hugging Face folder")->capture_default_str();
   cmd->add_option("--tokenizer", c.tokenizer, "tokenizer and chat template source (default: the model)");
   cmd->add_option("--policy-device", c.device, "where the policy model runs")->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
@@ -36,17 +37,27 @@ CLI::App* add_train_command(CLI::App& app, TrainArgs& args) {
       ->check(CLI::IsMember({"sum", "max"}))->capture_default_str();
   cmd->add_option("--advantage", args.advantage_kind, "advantage normalisation")
       ->check(CLI::IsMember({"grpo_task", "grpo_per_turn", "leave_one_out_turn"}))->capture_default_str();
+  cmd->add_option("--advantage-std", args.advantage_std,
+                  "GRPO advantages: divide by the group's standard deviation (off: Dr. GRPO, mean subtraction only)")
+      ->check(CLI::IsMember({"on", "off"}))->capture_default_str();
+  cmd->add_option("--speedup-cap", args.speedup_cap, "clip the score's speedup term at this value (0: no cap)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
   cmd->add_option("--lr", c.lr, "AdamW learning rate")->capture_default_str();
   cmd->add_option("--weight-decay", c.weight_decay, "AdamW weight decay")->capture_default_str();
   cmd->add_option("--temperature", c.policy.sampling.temperature, "sampling temperature")->capture_default_str();
   cmd->add_option("--top-p", c.policy.sampling.top_p, "nucleus sampling mass")->capture_default_str();
   cmd->add_option("--max-new-tokens", c.policy.sampling.max_new_tokens, "tokens per response at most")->capture_default_str();
+  cmd->add_option("--prompt-tokens", c.rollout.prompt.max_tokens,
+                  "prompt budget in the policy's tokens; older attempts are dropped first (0: the model's context "
+                  "less --max-new-tokens, also the most it may be)")
+      ->capture_default_str();
   cmd->add_option("--eps-low", c.update.grpo.eps_low, "lower clip of the importance ratio")->capture_default_str();
   cmd->add_option("--eps-high", c.update.grpo.eps_high, "upper clip of the importance ratio")->capture_default_str();
-  cmd->add_option("--kl-coef", c.update.grpo.kl_coef, "KL penalty to the starting policy")->capture_default_str();
+  cmd->add_option("--kl-coef", c.update.grpo.kl_coef, "k3 KL penalty to a frozen copy of --model (a positive value loads that second copy)")->capture_default_str();
   c.update.grpo.max_response_tokens = 0;
   cmd->add_option("--loss-length", c.update.grpo.max_response_tokens,
-                  "Dr. GRPO constant length normaliser in tokens (default: --max-new-tokens)");
+                  "Dr. GRPO constant length L in tokens; each step's loss is divided by its share of the batch "
+                  "(tasks per step x m x n) times L (default: --max-new-tokens)");
   cmd->add_option("--minibatches", c.update.n_minibatches, "optimiser steps per batch")->capture_default_str();
   cmd->add_option("--max-grad-norm", c.update.max_grad_norm, "gradient-norm clip")->capture_default_str();
   cmd->add_option("--micro-batch-tokens", c.update.micro_batch_tokens, "tokens per forward/backward at most")
@@ -63,6 +74,8 @@ int run_train(TrainArgs& args,
   c.rollout.format = *common::parse_format(args.format);  // the option checks allow only valid names
   c.rollout.returns.kind = args.return_kind == "max" ? rl::ReturnKind::DISCOUNTED_MAX : rl::ReturnKind::DISCOUNTED_SUM;
   c.rollout.advantage.kind = *rl::parse_advantage_kind(args.advantage_kind);
+  c.rollout.advantage.divide_by_std = args.advantage_std == "on";
+  if (args.speedup_cap > 0) c.rollout.score.speedup_cap = args.speedup_cap;
   c.activation_checkpointing = !args.no_checkpointing;
   if (c.update.grpo.max_response_tokens <= 0) c.update.grpo.max_response_tokens = c.policy.sampling.max_new_tokens;
   c.rollout.out_dir = c.run_dir / "steps";  // each step's rollout gets its own folder under it

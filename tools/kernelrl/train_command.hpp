@@ -14,7 +14,8 @@ namespace kernelrl::cli {
 
 struct TrainArgs {
   train::TrainConfig config;
-  std::string format = "native", advantage_kind = "grpo_task", return_kind = "sum";
+  std::string format = "native", advantage_kind = "grpo_task", return_kind = "sum", advantage_std = "on";
+  double speedup_cap = 0;  // 0: none
   bool no_checkpointing = false;
 };
 

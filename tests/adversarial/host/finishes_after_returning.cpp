@@ -1,10 +1,9 @@
-// expect: WRONG_OUTPUT
+// expect: REJECTED
 // Adversarial (host): returns at once and leaves the work to a detached thread that writes the
 // output 500 ms later, so a timed call would only measure starting a thread. Caught because the
-// outputs are checked as soon as the call returns (nothing waits for the candidate's threads).
-// Without the delay it is a race: here the checker won (WRONG_OUTPUT), but on an idle machine with
-// free cores the thread can finish first, and then its work escapes the CPU timer (a known gap,
-// README.md).
+// candidate's process must be back to its one thread when a call is judged (its thread is still
+// running: REJECTED); before that rule the outputs, checked as soon as the call returned, were
+// wrong, and without the delay the thread could win the race and its work escape the timer.
 #include <kernelrl/abi.h>
 #include <chrono>
 #include <cmath>

@@ -1,0 +1,28 @@
+// How many threads another process has, read from /proc, and whether the thread that started it is
+// still alive. The evaluating child uses it on a host candidate's runner (eval/host_runner.hpp):
+// between calls the runner must be back to its one thread, so no thread of the candidate's works
+// before the clock starts, answers the protocol in the runner's place, finishes a call after it
+// returned or burns CPU beside the reference. Threads a call starts and joins are fine.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+
+#include "common/expected.hpp"
+
+namespace kernelrl::sandbox {
+
+struct ThreadCensus {
+  int n_threads = 0;          // the kernel's count for the whole process
+  bool leader_alive = false;  // the first thread has not exited (a process can live on without it)
+};
+
+// Reads /proc/<pid>/status. An Error names the file when it cannot be read (the process is gone).
+common::Expected<ThreadCensus> thread_census(pid_t pid);
+
+// The census once `pid` is down to its first thread alone, or the last one read when `grace` ran out
+// first: a thread that a call joined leaves the kernel's count some microseconds after the join.
+common::Expected<ThreadCensus> census_after_joins(pid_t pid, std::chrono::microseconds grace);
+
+}  // namespace kernelrl::sandbox

@@ -1,0 +1,64 @@
+// train.json: every setting of a TrainConfig, taken apart member by member with structured
+// bindings (as rollout/settings.cpp does for the rollout's), so that a setting added to any of
+// the trainer's config structs does not compile until it is described here, or named as no
+// setting with the reason. A resumed run must match all of it but n_steps.
+#include "train/trainer.hpp"
+
+#include "rollout/settings.hpp"
+
+namespace kernelrl::train {
+
+namespace {
+
+using nlohmann::json;
+
+json describe(const GrpoConfig& c) {
+  const auto& [eps_low, eps_high, kl_coef, max_response_tokens] = c;
+  return {{"eps_low", eps_low}, {"eps_high", eps_high}, {"kl_coef", kl_coef}, {"loss_length", max_response_tokens}};
+}
+
+json describe(const UpdateConfig& c) {
+  [[maybe_unused]] const auto& [grpo, temperature,  // set from the sampling temperature by the trainer
+                                n_minibatches,
+                                n_batch_samples,     // set from the rollout's shape by the trainer
+                                max_grad_norm,
+                                micro_batch_tokens,  // memory only: micro-batches add up to the same step
+                                skip_zero_advantage] = c;
+  return {{"grpo", describe(grpo)},
+          {"minibatches", n_minibatches},
+          {"max_grad_norm", max_grad_norm},
+          {"skip_zero_advantage", skip_zero_advantage}};
+}
+
+json describe(const LocalPolicyConfig& c) {
+  [[maybe_unused]] const auto& [sampling, max_batch, batch_wait_ms] = c;  // batching: speed only
+  [[maybe_unused]] const auto& [temperature, top_p, max_new_tokens,
+                                stop_strings,    // the model's own (end of turn, eos), added by LocalPolicy
+                                stop_token_ids,  // the same
+                                seed,            // set from TrainConfig::seed for every step
+                                cuda_graphs] = sampling;  // the same tokens up to floating-point ties
+  return {{"temperature", temperature}, {"top_p", top_p}, {"max_new_tokens", max_new_tokens}};
+}
+
+}  // namespace
+
+json describe(const TrainConfig& c) {
+  [[maybe_unused]] const auto& [model_path, tokenizer_path,
+                                device,  // where the policy runs, not what it learns
+                                run_dir,  // the run itself
+                                n_steps, tasks_per_step, seed, lr, weight_decay, adam_beta1, adam_beta2,
+                                activation_checkpointing,  // memory only: the gradients are the same
+                                reward, rollout_config, policy_config, update_config] = c;
+  return {{"model", model_path.string()},
+          {"tokenizer", tokenizer_path.string()},
+          {"n_steps", n_steps},
+          {"tasks_per_step", tasks_per_step},
+          {"seed", seed},
+          {"reward", reward},
+          {"optimizer", {{"lr", lr}, {"weight_decay", weight_decay}, {"adam_betas", {adam_beta1, adam_beta2}}}},
+          {"rollout", rollout::describe_settings(rollout_config)},
+          {"policy", describe(policy_config)},
+          {"update", describe(update_config)}};
+}
+
+}  // namespace kernelrl::train
