@@ -3,8 +3,8 @@
 // out; a worker SIGKILLed mid-job and its job finished by another with one stored result; a job
 // that kills its workers ends as RUNTIME_ERROR; a burst with 10% faulty candidates (crash, hang,
 // wrong output) ends with one result per job; Redis killed and restarted mid-run loses no
-// acknowledged result; `--gpus 0,1` runs one process per GPU, pinned with CUDA_VISIBLE_DEVICES.
-// The 2,000-job burst is the `slow` test (ServiceE2ESlow); CI runs the 200-job one.
+// acknowledged result; `--gpus 0,1` runs one process per GPU, pinned with CUDA_VISIBLE_DEVICES;
+// `kernelrl rollout` and `kernelrl train` with --eval-service give the in-process engine's results.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -170,7 +170,9 @@ void burst(int n, double timeout_s) {
             << " s: " << n / wall_s << " jobs/s" << std::endl;
 }
 
-TEST_F(ServiceE2E, ABurstOf200JobsWithFaultyCandidatesEndsWithOneResultEach) { burst(200, 600); }
+// Hang candidates stop at the jobs' 2 s correctness limit; the burst took 337 s on a shared 2-core
+// machine at load average 14 (docs/service.md, Tests).
+TEST_F(ServiceE2E, ABurstOf2000JobsWithFaultyCandidatesEndsWithOneResultEach) { burst(2000, 1200); }
 
 TEST_F(ServiceE2E, RedisKilledAndRestartedMidRunLosesNoAcknowledgedResult) {
   std::vector<nlohmann::json> jobs(60, add_job("add_ok.cpp"));
@@ -297,10 +299,6 @@ TEST_F(ServiceE2E, RolloutThroughTheServiceMatchesTheInProcessEngine) {
   auto run_json = nlohmann::json::parse(read_text(dir / "service" / "run.json"));
   EXPECT_EQ(run_json["device"], "cpu");
 }
-
-class ServiceE2ESlow : public ServiceE2E {};
-
-TEST_F(ServiceE2ESlow, ABurstOf2000JobsWithFaultyCandidatesEndsWithOneResultEach) { burst(2000, 3000); }
 
 // The environment outlives every test suite of the binary and is stopped at exit.
 class EnvironmentTeardown : public ::testing::Environment {
