@@ -311,7 +311,7 @@ void bench_fidelity(const std::string& task, const std::string& candidate, const
   }
   std::vector<double> speedups;
   for (int i = 0; i < 5; ++i) {
-    auto r = (*engine)->evaluate(eval::EvalJob{task, candidate, std::nullopt, std::nullopt});
+    auto r = (*engine)->evaluate(eval::EvalJob{task, candidate, std::nullopt, std::nullopt, std::nullopt, std::nullopt});
     if (!r || !r->correct) {
       std::cerr << "fidelity run failed: " << (r ? r->error.message : r.error().message) << "\n";
       continue;

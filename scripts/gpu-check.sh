@@ -23,6 +23,12 @@
 #                                   (KB_N=16 load_inline builds; KB_N=50 for the full comparison,
 #                                   ~4 min more) with their throughput ratio; PART=native, then
 #                                   PART=kernelbench on the still-warm machine, split it over two calls
+#   scripts/gpu-check.sh service    the same native batch (SERVICE_N=50 distinct candidates, cold
+#                                   compile caches) directly (`kernelrl eval --batch`, one call) and
+#                                   through the service (redis-server, `kernelrl serve`, `kernelrl
+#                                   worker --gpus all` started after the batch was submitted, so both
+#                                   include an engine's start): candidates/min of both and their
+#                                   ratio. Needs `scripts/gpu-deps.sh --service` before the call.
 # Headers the GPU machine lacks (xxhash.h) travel in .gpu-deps/ (scripts/gpu-deps.sh makes it).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -48,7 +54,7 @@ t0=$(date +%s)
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE="$python" \
   -Dpybind11_DIR="$($python -c 'import pybind11; print(pybind11.get_cmake_dir())')" \
   -DKERNELRL_EXTRA_INCLUDE="$PWD/.gpu-deps/include" >"$logs/build.log" 2>&1 &&
-  ninja -C build-gpu -k 0 -j16 $([ "$mode" != main ] && [ "$mode" != final ] && [ -z "${WITH_GPU_TESTS:-}" ] && echo kernelrl kernelrl_host_cc kernelrl_confine $([ "$mode" != kb ] && echo kernelrl_bench eval_device_screen_gpu_test)) >>"$logs/build.log" 2>&1
+  ninja -C build-gpu -k 0 -j16 $([ "$mode" != main ] && [ "$mode" != final ] && [ -z "${WITH_GPU_TESTS:-}" ] && echo kernelrl kernelrl_host_cc kernelrl_confine $([ "$mode" != kb ] && [ "$mode" != service ] && echo kernelrl_bench eval_device_screen_gpu_test)) >>"$logs/build.log" 2>&1
 rc=$?
 note "build: rc $rc in $(( $(date +%s) - t0 )) s"
 [ $rc -eq 0 ] || { tail -40 "$logs/build.log"; exit 1; }
@@ -202,6 +208,92 @@ elif [ "$mode" = batch ]; then
   $python bench/make_candidates.py /tmp/bench-cands 50 0 >/dev/null
   build-gpu/bench/kernelrl_bench /tmp/bench-cands --native-batch-only >"$logs/bench-batch.log" 2>&1
   note "bench --native-batch-only: rc $?"; grep -E "^row" "$logs/bench-batch.log" | tee -a "$summary"
+elif [ "$mode" = service ]; then
+  # --print-config fails in a build without the service (no hiredis or cpp-httplib found).
+  if ! $bin serve --redis redis://127.0.0.1:6390 --print-config >/dev/null 2>&1 || [ ! -x .gpu-deps/bin/redis-server ]; then
+    note "service: this build has no evaluation service or .gpu-deps has no redis-server (run scripts/gpu-deps.sh --service and carry .gpu-deps)"
+    exit 1
+  fi
+  export LD_LIBRARY_PATH="$PWD/.gpu-deps/svc-lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"  # brotli, for cpp-httplib
+  n="${SERVICE_N:-50}"
+  $python bench/make_candidates.py /tmp/svc-cands "$n" 0 >/dev/null
+  rm -rf /tmp/svc-direct /tmp/svc-service /tmp/svc-redis && mkdir -p /tmp/svc-direct /tmp/svc-service /tmp/svc-redis
+  # Direct: one `kernelrl eval --batch` call, its own cold caches.
+  t0=$(date +%s.%N)
+  KERNELRL_CACHE_DIR=/tmp/svc-direct $bin eval --batch /tmp/svc-cands/native.json --cache-dir /tmp/svc-direct/compile \
+    --out "$out/service-direct.jsonl" >"$logs/service-direct.log" 2>&1
+  rc=$?
+  direct_wall=$($python -c "import time; print(round(time.time() - $t0, 2))")
+  note "service mode, direct eval --batch: rc $rc"
+  # Through the service: Redis (append-only, fsync always, as docs/service.md runs it), serve, then
+  # the batch submitted and only then the worker started with --gpus all.
+  LD_LIBRARY_PATH="$PWD/.gpu-deps/redis-lib" .gpu-deps/bin/redis-server --port 6390 --bind 127.0.0.1 --dir /tmp/svc-redis \
+    --save "" --appendonly yes --appendfsync always --protected-mode no >"$logs/service-redis.log" 2>&1 &
+  redis_pid=$!
+  $bin serve --redis redis://127.0.0.1:6390 --listen 127.0.0.1:8090 --tasks "ex=$PWD/examples" >"$logs/service-serve.log" 2>&1 &
+  serve_pid=$!
+  $python - "$bin" /tmp/svc-cands/native.json "$out/service-served.jsonl" "$logs/service-worker.log" >"$logs/service-client.log" 2>&1 <<'PY'
+import json, os, subprocess, sys, time, urllib.request
+binary, batch_file, out_path, worker_log = sys.argv[1:5]
+base, redis = "http://127.0.0.1:8090", "redis://127.0.0.1:6390"
+def call(method, path, body=None, timeout=120):
+    req = urllib.request.Request(base + path, method=method, data=None if body is None else json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=timeout) as r:
+        return json.load(r)
+for _ in range(300):  # serve up and Redis answering
+    try:
+        if call("GET", "/healthz", timeout=2)["status"]:
+            break
+    except Exception:
+        time.sleep(0.1)
+jobs = []
+for e in json.load(open(batch_file)):
+    assert e["task"].endswith("examples/vector_add/task.py"), e["task"]
+    jobs.append({"task": "ex/vector_add/task.py", "candidate": open(e["candidate"]).read(),
+                 "candidate_name": os.path.basename(e["candidate"]), "format": "native", "device": "cuda"})
+t0 = time.time()
+batch = call("POST", "/v1/evaluations", {"jobs": jobs})["batch"]
+worker = subprocess.Popen([binary, "worker", "--redis", redis, "--gpus", "all", "--cache-dir", "/tmp/svc-service/compile"],
+                          stdout=open(worker_log, "w"), stderr=subprocess.STDOUT,
+                          env=dict(os.environ, KERNELRL_CACHE_DIR="/tmp/svc-service"))
+view = {"done": False}
+while not view["done"] and time.time() - t0 < 1200:
+    view = call("GET", f"/v1/batches/{batch}?wait_s=30", timeout=90)
+wall = time.time() - t0
+worker.terminate()
+worker.wait(timeout=300)
+with open(out_path, "w") as f:
+    for j in view["jobs"]:
+        f.write(json.dumps(j.get("result", {"state": j.get("state")})) + "\n")
+print(json.dumps({"wall_s": round(wall, 2), "done": view["done"], "n_done": view.get("n_done")}))
+PY
+  rc=$?
+  kill "$serve_pid" "$redis_pid" 2>/dev/null; wait "$serve_pid" "$redis_pid" 2>/dev/null
+  served=$(tail -1 "$logs/service-client.log")
+  note "service mode, through the service: rc $rc, $served"
+  note "$($python - "$out/service-direct.jsonl" "$direct_wall" "$out/service-served.jsonl" "$served" <<'PY'
+import collections, json, sys
+def rows(path):
+    try:
+        return [json.loads(l) for l in open(path) if l.strip()]
+    except FileNotFoundError:
+        return []
+direct, served = rows(sys.argv[1]), rows(sys.argv[3])
+direct_wall = float(sys.argv[2])
+try:
+    served_wall = float(json.loads(sys.argv[4])["wall_s"])
+except Exception:
+    served_wall = float("nan")
+def line(name, rs, wall):
+    counts = collections.Counter(r.get("status", "?") for r in rs)
+    per_min = 60 * len(rs) / wall if wall > 0 else float("nan")
+    return per_min, f"{name}: {len(rs)} candidates in {wall} s = {per_min:.1f} /min (" + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + ")"
+d, dl = line("direct eval --batch", direct, direct_wall)
+s, sl = line("service --gpus all", served, served_wall)
+print(f"{dl}; {sl}; service/direct candidates/min = {s / d:.3f}")
+PY
+)"
 else
   # PART=native or PART=kernelbench splits the run over two calls on the same (warm) machine.
   part="${PART:-both}"

@@ -5,7 +5,9 @@
 # file) and OpenBLAS (libopenblas0-openmp: Debian's libtorch calls the BLAS of libblas.so.3, which
 # without it is the reference implementation: the default model's prompt reading is 18x and its
 # sampling 6x slower on the CPU, bench/blas_sampling.sh; the OpenMP build shares torch's threads
-# instead of starting its own).
+# instead of starting its own), and Redis with its C client (redis-server libhiredis-dev) for
+# `kernelrl serve` / `kernelrl worker --redis` (docs/service.md; the service tests start their own
+# redis-server on a free loopback port, and parse the deployment examples with python3-yaml).
 # The CUDA toolkit (nvcc) is expected to be installed already; without it only host candidates work.
 # Then the default policy model (scripts/fetch-default-model.sh), unless --no-model.
 set -euo pipefail
@@ -20,7 +22,7 @@ done
 
 packages=(build-essential cmake ninja-build git python3 python3-dev python3-torch pybind11-dev
           nlohmann-json3-dev libcli11-dev libxxhash-dev libgtest-dev libgmock-dev libcpp-httplib-dev pkg-config
-          libjs-chart.js libtorch-dev libpcre2-dev libopenblas0-openmp)
+          libjs-chart.js libtorch-dev libpcre2-dev libopenblas0-openmp redis-server libhiredis-dev python3-yaml)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -242,9 +242,10 @@ common::Expected<EvalResult> Engine::run_in_worker(const EvalJob& job, const Pre
   child.candidate = job.candidate.filename().string();
   child.format = p.format;
   child.rules = p.rules;
-  child.options = config_.options;
+  child.options = options_for(job);
   child.device = p.device;
-  const std::string ref_key = p.task_hash + "/" + p.device;
+  // A job's own options may time the reference differently: its timing is kept apart.
+  const std::string ref_key = p.task_hash + "/" + p.device + (job.options ? "/" + nlohmann::json(child.options).dump() : "");
   {
     std::lock_guard<std::mutex> lock(ref_mutex_);
     auto it = ref_timings_.find(ref_key);
@@ -317,9 +318,16 @@ Engine::Roofline Engine::roofline(const std::optional<task::ManifestEntry>& entr
   return Roofline{speed_of_light(*entry, *peaks).us, plausible_floor_us(*entry, *peaks)};
 }
 
+EvalOptions Engine::options_for(const EvalJob& job) const {
+  if (!job.options) return config_.options;
+  EvalOptions o = *job.options;
+  o.device = config_.options.device;  // the engine's; the child runs on ChildRequest::device
+  return o;
+}
+
 void Engine::check_roofline(const EvalJob& job, const Prepared& p, const std::string& artifact,
                             common::Expected<EvalResult>& evaluated) {
-  if (!config_.options.defenses) return;
+  if (!options_for(job).defenses) return;
   if (!evaluated || !evaluated->correct || evaluated->runtime_us <= 0 || evaluated->device != "cuda") return;
   const double floor_us = roofline(p.manifest, evaluated->device_info).floor_us;
   auto implausible = [&](const EvalResult& r) { return r.correct && r.runtime_us < floor_us; };

@@ -60,6 +60,8 @@ struct EvalJob {
   std::optional<common::Format> format;  // empty: from the candidate's extension
   std::optional<std::string> device;     // "cuda" or "cpu"; empty: native cuda, host cpu, kernelbench the engine's
   std::optional<common::RuleSet> rules;  // empty: EngineConfig::rules
+  std::optional<EvalOptions> options;    // empty: EngineConfig::options; its `device` is ignored (the
+                                         // engine's, or `device` above)
 };
 
 // Signature and eager reference time of a task on this device.
@@ -104,6 +106,7 @@ class Engine {
   common::Expected<Prepared> prepare(const EvalJob& job);
   common::Expected<EvalResult> finish(const EvalJob& job, Prepared& prepared);
   common::Expected<EvalResult> run_in_worker(const EvalJob& job, const Prepared& prepared, const std::string& artifact);
+  EvalOptions options_for(const EvalJob& job) const;  // the job's options, or the engine's
   // Speed of light of a task (its manifest entry) on the GPU named in `device_info` and the floor
   // no honest kernel beats (eval/speed_of_light.hpp); zeros without an entry or for an unknown GPU.
   struct Roofline {

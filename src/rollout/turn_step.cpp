@@ -21,7 +21,8 @@ common::Expected<eval::EvalResult> evaluate_code(const TurnContext& context, con
   fs::create_directories(file.parent_path(), ec);
   if (ec) return make_error(file.parent_path().string() + ": cannot create: " + ec.message());
   if (auto written = common::write_file_atomic(file, code); !written) return written.error();
-  auto result = context.evaluator.evaluate({input.task.path, file, context.config.format, std::nullopt});
+  auto result = context.evaluator.evaluate(
+      {input.task.path, file, context.config.format, std::nullopt, std::nullopt, std::nullopt});
   if (!result) return make_error(input.task.path.string() + ": could not evaluate " + file.string() + ": " + result.error().message);
   return result;
 }

@@ -111,8 +111,13 @@ ChildHandle spawn_child(const std::function<void(int report_fd, int request_fd)>
     child.error = std::string("socketpair failed: ") + std::strerror(errno);
     return child;
   }
+  const pid_t worker = ::getpid();
   pid_t pid = ::fork();
   if (pid == 0) {
+    // A worker killed outright (its machine's service worker SIGKILLed) must not leave a child
+    // spinning in a candidate's infinite loop with nobody to enforce the phase limits.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != worker) _exit(125);
     ::close(report[0]);
     ::close(request[1]);
     ::setpgid(0, 0);

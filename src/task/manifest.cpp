@@ -37,7 +37,9 @@ common::Fallible parse_sizes(const nlohmann::json& j, const std::string& where, 
   return common::Ok{};
 }
 
-common::Expected<ManifestEntry> parse_entry(const nlohmann::json& j, int level, const std::string& where) {
+}  // namespace
+
+common::Expected<ManifestEntry> parse_manifest_entry(const nlohmann::json& j, int level, const std::string& where) {
   ManifestEntry e;
   e.level = level;
   if (!j.is_object()) return common::make_error(where + ": not an object");
@@ -71,7 +73,10 @@ common::Expected<ManifestEntry> parse_entry(const nlohmann::json& j, int level, 
   return e;
 }
 
-}  // namespace
+nlohmann::json manifest_entry_json(const ManifestEntry& e) {
+  return {{"file", e.file}, {"split", e.split},         {"families", e.families}, {"flops", e.flops},
+          {"min_bytes", e.min_bytes}, {"dtype", e.dtype}, {"note", e.note}, {"sizes", e.sizes}};
+}
 
 common::Expected<std::vector<ManifestEntry>> read_manifest(const fs::path& manifest_file) {
   auto text = common::read_file(manifest_file, 16u << 20);
@@ -89,7 +94,7 @@ common::Expected<std::vector<ManifestEntry>> read_manifest(const fs::path& manif
     const auto& t = j["tasks"][i];
     std::string where = name + ": tasks[" + std::to_string(i) + "]";
     if (t.is_object() && t.contains("file") && t["file"].is_string()) where += " (" + t["file"].get<std::string>() + ")";
-    auto e = parse_entry(t, level, where);
+    auto e = parse_manifest_entry(t, level, where);
     if (!e) return e.error();
     entries.push_back(std::move(*e));
   }

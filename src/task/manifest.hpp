@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "common/expected.hpp"
 
 namespace kernelrl::task {
@@ -27,6 +29,11 @@ struct ManifestEntry {
   // module-level integer constants (task/sizes.hpp). An empty map: the full size is small enough.
   std::map<std::string, std::map<std::string, std::int64_t>> sizes;
 };
+
+// One entry of a manifest's "tasks" list (`level` is the manifest's); errors start with `where`.
+common::Expected<ManifestEntry> parse_manifest_entry(const nlohmann::json& j, int level, const std::string& where);
+// The entry as it appears in a manifest's "tasks" list (without the manifest's level).
+nlohmann::json manifest_entry_json(const ManifestEntry& e);
 
 // Every entry of `manifest_file`. Errors name the file and the entry or field at fault.
 common::Expected<std::vector<ManifestEntry>> read_manifest(const std::filesystem::path& manifest_file);

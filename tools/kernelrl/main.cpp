@@ -35,6 +35,7 @@
 #include "rollout/http_policy.hpp"
 #endif
 #include "doctor_command.hpp"
+#include "service_command.hpp"
 #include "sft_command.hpp"
 #include "train_command.hpp"
 
@@ -133,12 +134,17 @@ void add_compile_options(CLI::App* cmd, EvalArgs& a) {
   cmd->add_option("--arch", a.arch, "CUDA compute capability to compile for, e.g. 90 (default: the device's)");
 }
 
-common::Expected<std::unique_ptr<eval::Engine>> make_engine(eval::EngineConfig config, const EvalArgs& a) {
+// The engine configuration the options describe, complete (this binary runs the workers).
+eval::EngineConfig resolved_engine_config(eval::EngineConfig config, const EvalArgs& a) {
   config.worker_binary = self_binary();
   config.use_cache = !a.no_cache;
   if (!a.cache_dir.empty()) config.cache_dir = a.cache_dir;
   if (!a.arch.empty()) config.cuda_arch = a.arch;
-  return eval::Engine::create(std::move(config));
+  return config;
+}
+
+common::Expected<std::unique_ptr<eval::Engine>> make_engine(const eval::EngineConfig& config, const EvalArgs& a) {
+  return eval::Engine::create(resolved_engine_config(config, a));
 }
 
 int run_single(eval::Engine& engine, const EvalArgs& a) {
@@ -147,7 +153,7 @@ int run_single(eval::Engine& engine, const EvalArgs& a) {
     std::cerr << "kernelrl eval: could not evaluate: " << task.error().message << "\n";
     return kCouldNotEvaluate;
   }
-  eval::EvalJob job{*task, a.candidate, std::nullopt, std::nullopt};
+  eval::EvalJob job{*task, a.candidate, std::nullopt, std::nullopt, std::nullopt, std::nullopt};
   if (!a.format.empty()) job.format = common::parse_format(a.format);
   auto result = engine.evaluate(job);
   if (!result) {
@@ -344,7 +350,8 @@ void add_rollout_options(CLI::App* cmd, RolloutArgs& r) {
                 "with --logprobs: ask for tokens as ids (vLLM's return_tokens_as_token_ids), stored with each turn");
 }
 
-int run_rollout(RolloutArgs r, const eval::EngineConfig& engine_config, const EvalArgs& a) {
+int run_rollout(RolloutArgs r, const eval::EngineConfig& engine_config, const EvalArgs& a,
+                const cli::EvalServiceArgs& eval_service) {
 #if KERNELRL_HAVE_HTTP_POLICY
   r.config.format = *common::parse_format(r.format);  // the option checks allow only valid names
   r.config.strategy = *rollout::parse_strategy(r.strategy);
@@ -372,12 +379,13 @@ int run_rollout(RolloutArgs r, const eval::EngineConfig& engine_config, const Ev
     std::cerr << "kernelrl rollout: " << policy.error().message << "\n";
     return kCouldNotEvaluate;
   }
-  auto engine = make_engine(engine_config, a);
-  if (!engine) {
-    std::cerr << "kernelrl rollout: could not start the engine: " << engine.error().message << "\n";
+  auto evaluator = cli::make_evaluator(eval_service, resolved_engine_config(engine_config, a),
+                                      [&] { return make_engine(engine_config, a); });
+  if (!evaluator) {
+    std::cerr << "kernelrl rollout: " << evaluator.error().message << "\n";
     return kCouldNotEvaluate;
   }
-  auto summary = rollout::RolloutRunner(r.config, **policy, **engine).run();
+  auto summary = rollout::RolloutRunner(r.config, **policy, **evaluator).run();
   if (!summary) {
     std::cerr << "kernelrl rollout: " << summary.error().message << "\n";
     return kCouldNotEvaluate;
@@ -389,17 +397,27 @@ int run_rollout(RolloutArgs r, const eval::EngineConfig& engine_config, const Ev
             << " found from before, " << summary->n_turns_total << " in all\n";
   return kEvaluated;
 #else
-  (void)r, (void)engine_config, (void)a;
+  (void)r, (void)engine_config, (void)a, (void)eval_service;
   std::cerr << "kernelrl rollout: this build has no HTTP policy client; HTTP policies need libcpp-httplib "
                "(install libcpp-httplib-dev and reconfigure)\n";
   return kCouldNotEvaluate;
 #endif
 }
 
+// `kernelrl worker` without --redis is the engine's internal per-device worker (pipes, JSON lines);
+// with --redis it is the evaluation service's worker (service_command.hpp).
+bool is_internal_worker(int argc, char** argv) {
+  if (argc < 2 || std::string(argv[1]) != "worker") return false;
+  for (int i = 2; i < argc; ++i) {
+    if (std::string(argv[i]).rfind("--redis", 0) == 0) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc >= 2 && std::string(argv[1]) == "worker") {
+  if (is_internal_worker(argc, argv)) {
     int in_fd = -1, out_fd = -1;
     eval::WorkerSettings settings;
     for (int i = 2; i + 1 < argc; i += 2) {
@@ -411,8 +429,9 @@ int main(int argc, char** argv) {
       if (flag == "--warm-children") settings.warm_children = static_cast<unsigned>(std::atoi(argv[i + 1]));
     }
     if (in_fd < 0 || out_fd < 0) {
-      std::cerr << "kernelrl worker: internal command; needs --in FD --out FD [--device-lock DIR] "
-                   "[--cuda-connections N] [--warm-children N]\n";
+      std::cerr << "kernelrl worker: without --redis, an internal command of the engine; needs --in FD --out FD "
+                   "[--device-lock DIR] [--cuda-connections N] [--warm-children N]. The evaluation service's worker is "
+                   "`kernelrl worker --redis URL [--gpus all|0,1,...]`\n";
       return 64;
     }
     return eval::worker_main(in_fd, out_fd, settings);
@@ -472,18 +491,28 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   auto* html_option = report_cmd->get_option("--html");
 
+  cli::EvalServiceArgs eval_service;
   RolloutArgs rollout_args;
   auto* rollout_cmd = app.add_subcommand("rollout", "multi-turn rollouts of a policy server over tasks (resumable)");
   add_rollout_options(rollout_cmd, rollout_args);
   add_size_option(rollout_cmd, rollout_args.config.task_size);
   add_compile_options(rollout_cmd, a);
   add_engine_options(rollout_cmd, config);
+  cli::add_eval_service_options(rollout_cmd, eval_service);
 
   cli::TrainArgs train_args;
   auto* train_cmd = cli::add_train_command(app, train_args);
   add_size_option(train_cmd, train_args.config.rollout.task_size);
   add_compile_options(train_cmd, a);
   add_engine_options(train_cmd, config);
+  cli::add_eval_service_options(train_cmd, eval_service);
+
+  cli::ServeArgs serve_args;
+  auto* serve_cmd = cli::add_serve_command(app, serve_args);
+  cli::WorkerArgs worker_args;
+  auto* worker_cmd = cli::add_worker_command(app, worker_args);
+  add_compile_options(worker_cmd, a);
+  add_engine_options(worker_cmd, config);
   cli::SftArgs sft_args;
   auto* sft_cmd = cli::add_sft_command(app, sft_args);
   add_size_option(sft_cmd, sft_args.config.tasks.task_size);
@@ -520,8 +549,16 @@ int main(int argc, char** argv) {
     report_args.html_optional = html_option->count() == 0 && chart_js_option->count() == 0;
     return run_report(report_args);
   }
-  if (rollout_cmd->parsed()) return run_rollout(rollout_args, config, a);
-  if (train_cmd->parsed()) return cli::run_train(train_args, [&] { return make_engine(config, a); });
+  if (rollout_cmd->parsed()) return run_rollout(rollout_args, config, a, eval_service);
+  if (train_cmd->parsed()) {
+    return cli::run_train(train_args, [&] {
+      return cli::make_evaluator(eval_service, resolved_engine_config(config, a), [&] { return make_engine(config, a); });
+    });
+  }
+  if (serve_cmd->parsed()) return cli::run_serve(serve_args);
+  if (worker_cmd->parsed()) {
+    return cli::run_worker(worker_args, resolved_engine_config(config, a), std::vector<std::string>(argv, argv + argc));
+  }
   if (sft_cmd->parsed()) return cli::run_sft(sft_args);
   if (convert_cmd->parsed()) return cli::run_convert(convert_args);
   if (doctor_cmd->parsed()) return cli::run_doctor(doctor_args, [&] { return make_engine(config, a); });

@@ -67,7 +67,8 @@ CLI::App* add_train_command(CLI::App& app, TrainArgs& args) {
   return cmd;
 }
 
-int run_train(TrainArgs& args, const std::function<common::Expected<std::unique_ptr<eval::Engine>>()>& make_engine) {
+int run_train(TrainArgs& args,
+              const std::function<common::Expected<std::unique_ptr<rollout::Evaluator>>()>& make_evaluator) {
   common::install_crash_report();  // a crash in a long run on a remote machine says where
   auto& c = args.config;
   c.rollout.format = *common::parse_format(args.format);  // the option checks allow only valid names
@@ -84,16 +85,14 @@ int run_train(TrainArgs& args, const std::function<common::Expected<std::unique_
     return 64;
   }
   c.rollout = *checked;
-  std::unique_ptr<eval::Engine> engine;
-  std::unique_ptr<rollout::EngineEvaluator> evaluator;
+  std::unique_ptr<rollout::Evaluator> evaluator;
   if (c.reward == "kernel") {
-    auto e = make_engine();
+    auto e = make_evaluator();
     if (!e) {
-      std::cerr << "kernelrl train: could not start the engine: " << e.error().message << "\n";
+      std::cerr << "kernelrl train: " << e.error().message << "\n";
       return 2;
     }
-    engine = std::move(*e);
-    evaluator = std::make_unique<rollout::EngineEvaluator>(*engine);
+    evaluator = std::move(*e);
   }
   auto summary = train::run_training(c, evaluator.get());
   if (!summary) {

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "eval/engine.hpp"
+#include "rollout/evaluator.hpp"
 #include "train/trainer.hpp"
 
 namespace kernelrl::cli {
@@ -21,9 +22,10 @@ struct TrainArgs {
 // Registers `train` and its options on `app`; returns the subcommand.
 CLI::App* add_train_command(CLI::App& app, TrainArgs& args);
 
-// Runs the training; `make_engine` starts the evaluation engine (only for the kernel reward).
-// Returns the CLI's exit code (0 trained, 2 could not, 64 usage).
-int run_train(TrainArgs& args, const std::function<common::Expected<std::unique_ptr<eval::Engine>>()>& make_engine);
+// Runs the training; `make_evaluator` starts the kernel evaluator, the in-process engine or the
+// service (only for the kernel reward). Returns the CLI's exit code (0 trained, 2 could not, 64 usage).
+int run_train(TrainArgs& args,
+              const std::function<common::Expected<std::unique_ptr<rollout::Evaluator>>()>& make_evaluator);
 
 struct ConvertArgs {
   std::filesystem::path model;  // .gguf or Hugging Face folder

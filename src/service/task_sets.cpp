@@ -1,0 +1,116 @@
+#include "service/task_sets.hpp"
+
+#include <map>
+
+#include "common/fs.hpp"
+#include "eval/task_check.hpp"
+#include "task/manifest.hpp"
+
+namespace kernelrl::service {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::uint64_t kMaxTaskBytes = 16u << 20;
+
+bool inside(const fs::path& root, const fs::path& p) {
+  auto r = root.begin(), q = p.begin();
+  for (; r != root.end(); ++r, ++q) {
+    if (q == p.end() || *r != *q) return false;
+  }
+  return true;
+}
+
+nlohmann::json manifest_json(const std::optional<task::ManifestEntry>& entry) {
+  if (!entry) return nullptr;
+  return {{"level", entry->level}, {"entry", task::manifest_entry_json(*entry)}};
+}
+
+}  // namespace
+
+common::Fallible TaskSets::add(const std::string& arg) {
+  std::string name, dir = arg;
+  if (auto eq = arg.find('='); eq != std::string::npos) {
+    name = arg.substr(0, eq);
+    dir = arg.substr(eq + 1);
+  }
+  std::error_code ec;
+  fs::path canonical = fs::canonical(dir, ec);
+  if (ec || !fs::is_directory(canonical, ec)) return common::make_error("--tasks: '" + dir + "' is not a folder");
+  if (name.empty()) name = canonical.filename().string();
+  if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") {
+    return common::make_error("--tasks: '" + arg + "': a task set name is one path component, e.g. tasks=DIR");
+  }
+  for (const auto& s : sets_) {
+    if (s.name == name) return common::make_error("--tasks: two task sets named '" + name + "' (use NAME=DIR)");
+  }
+  sets_.push_back({name, canonical});
+  return common::Ok{};
+}
+
+common::Expected<ResolvedTask> TaskSets::resolve(const std::string& path, const std::string& field) const {
+  const auto slash = path.find('/');
+  const std::string set_name = path.substr(0, slash);
+  const Set* set = nullptr;
+  for (const auto& s : sets_) {
+    if (s.name == set_name) set = &s;
+  }
+  if (!set) {
+    std::string names;
+    for (const auto& s : sets_) names += (names.empty() ? "" : ", ") + s.name;
+    return common::make_error(field + ": '" + path + "' is not in a task set of this service (task sets: " +
+                              (names.empty() ? "none; start `kernelrl serve` with --tasks DIR" : names) +
+                              "; or send the task's text as task_source)");
+  }
+  if (slash == std::string::npos || slash + 1 == path.size()) {
+    return common::make_error(field + ": '" + path + "' names a task set, not a task file in it");
+  }
+  const fs::path relative(path.substr(slash + 1));
+  for (const auto& part : relative) {
+    if (part == "..") return common::make_error(field + ": '" + path + "' leaves its task set's folder");
+  }
+  std::error_code ec;
+  const fs::path file = fs::weakly_canonical(set->dir / relative, ec);
+  if (ec || !inside(set->dir, file)) return common::make_error(field + ": '" + path + "' leaves its task set's folder");
+  if (!fs::is_regular_file(file, ec)) return common::make_error(field + ": '" + path + "': no such task file");
+  auto source = common::read_file(file, kMaxTaskBytes);
+  if (!source) return common::make_error(field + ": " + source.error().message);
+  auto entry = task::manifest_entry_for(file);
+  if (!entry) return common::make_error(field + ": " + entry.error().message);
+  return ResolvedTask{path, std::move(*source), manifest_json(*entry)};
+}
+
+common::Expected<nlohmann::json> TaskSets::listing() const {
+  nlohmann::json sets = nlohmann::json::array();
+  for (const auto& s : sets_) {
+    auto files = eval::find_task_files(s.dir);
+    if (!files) return files.error();
+    std::map<fs::path, std::vector<task::ManifestEntry>> manifests;  // one read per folder
+    nlohmann::json tasks = nlohmann::json::array();
+    for (const auto& f : *files) {
+      const fs::path folder = f.parent_path();
+      if (!manifests.count(folder)) {
+        std::error_code ec;
+        auto entries = fs::is_regular_file(folder / "manifest.json", ec) ? task::read_manifest(folder / "manifest.json")
+                                                                        : std::vector<task::ManifestEntry>{};
+        if (!entries) return entries.error();
+        manifests[folder] = std::move(*entries);
+      }
+      nlohmann::json t = {{"task", s.name + "/" + fs::relative(f, s.dir).generic_string()}};
+      for (const auto& e : manifests[folder]) {
+        if (e.file != f.filename().string()) continue;
+        t["level"] = e.level;
+        t["split"] = e.split;
+        t["families"] = e.families;
+        t["flops"] = e.flops;
+        t["min_bytes"] = e.min_bytes;
+      }
+      tasks.push_back(std::move(t));
+    }
+    sets.push_back({{"name", s.name}, {"dir", s.dir.string()}, {"n_tasks", tasks.size()}, {"tasks", std::move(tasks)}});
+  }
+  return nlohmann::json{{"task_sets", std::move(sets)}};
+}
+
+}  // namespace kernelrl::service

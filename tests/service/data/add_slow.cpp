@@ -1,0 +1,16 @@
+// Service test candidate (host): correct, after a second or more of busy work per call, so a test can
+// kill the worker evaluating it.
+#include <kernelrl/abi.h>
+
+extern "C" int kernelrl_forward(const DLTensor* inputs, int n_inputs, const DLTensor* params, int n_params,
+                                DLTensor* outputs, int n_outputs, void* stream) {
+  (void)params, (void)n_params, (void)stream;
+  if (n_inputs != 2 || n_outputs != 1) return 1;
+  for (volatile long spin = 0; spin < 3000000000L; ++spin) {
+  }
+  const float* x = static_cast<const float*>(inputs[0].data);
+  const float* y = static_cast<const float*>(inputs[1].data);
+  float* out = static_cast<float*>(outputs[0].data);
+  for (int64_t i = 0; i < inputs[0].shape[0]; ++i) out[i] = x[i] + y[i];
+  return 0;
+}

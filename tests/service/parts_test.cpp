@@ -1,0 +1,121 @@
+// The service's small parts: Redis URLs, bearer tokens (file format, constant-time comparison),
+// which GPUs `--gpus` means, and the Prometheus text.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "service/auth.hpp"
+#include "service/metrics.hpp"
+#include "service/redis.hpp"
+#include "service/slots.hpp"
+
+namespace kernelrl::service {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(RedisUrl, ParsesHostPortDatabaseAndPassword) {
+  auto u = RedisUrl::parse("redis://:s3cret@cache.internal:6380/2");
+  ASSERT_TRUE(u) << u.error().message;
+  EXPECT_EQ(u->host, "cache.internal");
+  EXPECT_EQ(u->port, 6380);
+  EXPECT_EQ(u->db, 2);
+  EXPECT_EQ(u->password, "s3cret");
+  EXPECT_EQ(u->text.find("s3cret"), std::string::npos) << u->text;  // never printed
+  auto plain = RedisUrl::parse("redis://10.0.0.5");
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->port, 6379);
+  for (const char* bad : {"http://x:1", "redis://", "redis://h:99999", "redis://h:1/x"}) {
+    auto r = RedisUrl::parse(bad);
+    ASSERT_FALSE(r) << bad;
+    EXPECT_NE(r.error().message.find("--redis"), std::string::npos) << r.error().message;
+  }
+}
+
+fs::path write(const std::string& name, const std::string& text) {
+  fs::path p = fs::temp_directory_path() / ("kernelrl-parts-test-" + std::to_string(::getpid()) + "-" + name);
+  std::ofstream(p) << text;
+  return p;
+}
+
+TEST(TokenAuth, AcceptsOnlyTheFilesTokensAsBearer) {
+  auto auth = TokenAuth::from_file(write("tokens", "# comment\n\n  first-token-0123456789  \nsecond-token-abcdefghij\n"));
+  ASSERT_TRUE(auth) << auth.error().message;
+  EXPECT_TRUE(auth->enabled());
+  EXPECT_TRUE(auth->allows("Bearer first-token-0123456789"));
+  EXPECT_TRUE(auth->allows("Bearer second-token-abcdefghij"));
+  EXPECT_FALSE(auth->allows("Bearer first-token-012345678"));   // a prefix
+  EXPECT_FALSE(auth->allows("Bearer first-token-01234567890"));  // longer
+  EXPECT_FALSE(auth->allows("first-token-0123456789"));          // no scheme
+  EXPECT_FALSE(auth->allows("Basic first-token-0123456789"));
+  EXPECT_FALSE(auth->allows(""));
+  EXPECT_TRUE(TokenAuth::open().allows(""));
+}
+
+TEST(TokenAuth, FileErrorsNameTheFileAndLine) {
+  auto short_token = TokenAuth::from_file(write("short", "ok-token-0123456789\nshort\n"));
+  ASSERT_FALSE(short_token);
+  EXPECT_NE(short_token.error().message.find(":2: a token of 5 characters"), std::string::npos) << short_token.error().message;
+  auto empty = TokenAuth::from_file(write("empty", "# nothing\n"));
+  ASSERT_FALSE(empty);
+  EXPECT_NE(empty.error().message.find("holds no token"), std::string::npos);
+  auto missing = TokenAuth::from_file("/no/such/tokens");
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("/no/such/tokens"), std::string::npos);
+}
+
+TEST(TokenAuth, ConstantTimeEqualComparesWholeStrings) {
+  EXPECT_TRUE(constant_time_equal("abc", "abc"));
+  EXPECT_FALSE(constant_time_equal("abc", "abd"));
+  EXPECT_FALSE(constant_time_equal("abc", "abcd"));
+  EXPECT_FALSE(constant_time_equal("", "a"));
+  EXPECT_TRUE(constant_time_equal("", ""));
+  EXPECT_FALSE(constant_time_equal(std::string("a\0b", 3), std::string("a\0c", 3)));
+}
+
+TEST(Gpus, AllMeansTheSchedulersAllocationWhenThereIsOne) {
+  ::setenv("CUDA_VISIBLE_DEVICES", "4,5,GPU-1234", 1);
+  auto all = resolve_gpus("all");
+  ::unsetenv("CUDA_VISIBLE_DEVICES");
+  ASSERT_TRUE(all);
+  EXPECT_EQ(*all, (std::vector<std::string>{"4", "5", "GPU-1234"}));
+  auto listed = resolve_gpus("0,2");
+  ASSERT_TRUE(listed);
+  EXPECT_EQ(*listed, (std::vector<std::string>{"0", "2"}));
+  auto bad = resolve_gpus("0,x");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("--gpus: 'x'"), std::string::npos);
+  EXPECT_FALSE(resolve_gpus(","));
+}
+
+TEST(Metrics, HistogramsAreCumulativeAndCountersNamed) {
+  QueueStats s;
+  s.depth = 7;
+  s.in_flight = 3;
+  s.workers_alive = 2;
+  s.counters = {{"submitted", 10}, {"evaluations", 9}, {"status:OK", 6}, {"status:TIMEOUT", 2}, {"poisoned", 1}};
+  s.evaluation_hist = {{"le:0.05", "2"}, {"le:1", "3"}, {"le:+Inf", "1"}, {"sum", "12.5"}, {"count", "6"}};
+  HttpCounters http;
+  http.count(202);
+  http.count(429);
+  const std::string text = render_metrics(s, http);
+  for (const char* line : {"kernelrl_queue_depth 7\n", "kernelrl_jobs_in_flight 3\n", "kernelrl_jobs_queued 4\n",
+                           "kernelrl_workers_alive 2\n", "kernelrl_jobs_submitted_total 10\n",
+                           "kernelrl_jobs_finished_total{status=\"OK\"} 6\n",
+                           "kernelrl_jobs_finished_total{status=\"TIMEOUT\"} 2\n", "kernelrl_jobs_poisoned_total 1\n",
+                           "kernelrl_http_responses_total{class=\"2xx\"} 1\n",
+                           "kernelrl_http_responses_total{class=\"4xx\"} 1\n",
+                           "kernelrl_evaluation_seconds_bucket{le=\"0.025\"} 0\n",
+                           "kernelrl_evaluation_seconds_bucket{le=\"0.05\"} 2\n",
+                           "kernelrl_evaluation_seconds_bucket{le=\"0.5\"} 2\n",
+                           "kernelrl_evaluation_seconds_bucket{le=\"1\"} 5\n",
+                           "kernelrl_evaluation_seconds_bucket{le=\"+Inf\"} 6\n", "kernelrl_evaluation_seconds_sum 12.5\n",
+                           "kernelrl_evaluation_seconds_count 6\n", "# TYPE kernelrl_job_latency_seconds histogram\n"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << "missing: " << line << "\n" << text;
+  }
+}
+
+}  // namespace
+}  // namespace kernelrl::service
