@@ -31,6 +31,15 @@ struct TurnInput {
   std::vector<Attempt> previous;  // the lineage's earlier turns, oldest first
 };
 
+// The score of an evaluated turn and what it records: correct, and a speedup only for a correct
+// kernel that was timed (speedup > 0).
+struct TurnScore {
+  bool correct = false;
+  std::optional<double> speedup;
+  double score = 0;
+};
+TurnScore score_turn(const eval::EvalResult& result, const rl::ScoreConfig& config);
+
 // Runs one turn; the record's return and advantage stay empty. A parse error scores 0 and is not
 // evaluated. A policy that fails after its retries gives a record with `policy_error` set and
 // score 0 (the runner counts consecutive ones). An Error (candidate not writable, engine could

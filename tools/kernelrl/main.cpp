@@ -26,6 +26,7 @@
 #include "metrics/report_text.hpp"
 #include "metrics/report_train.hpp"
 #include "metrics/report_train_html.hpp"
+#include "rollout/env_protocol.hpp"
 #include "rollout/runner.hpp"
 #if KERNELRL_HAVE_HTTP_POLICY
 #include "rollout/http_policy.hpp"
@@ -462,6 +463,9 @@ int main(int argc, char** argv) {
   add_engine_options(worker_cmd, config);
   cli::ConvertArgs convert_args;
   auto* convert_cmd = cli::add_convert_command(app, convert_args);
+  auto* env_cmd = app.add_subcommand(
+      "env", "the rollout's prompts, parsing, feedback, scores and credit as JSON lines on stdin/stdout, for "
+             "environments in other languages (src/rollout/env_protocol.hpp, python/kernelrl_client)");
 
   try {
     app.parse(argc, argv);
@@ -502,6 +506,7 @@ int main(int argc, char** argv) {
     return cli::run_worker(worker_args, resolved_engine_config(config, a), std::vector<std::string>(argv, argv + argc));
   }
   if (convert_cmd->parsed()) return cli::run_convert(convert_args);
+  if (env_cmd->parsed()) return rollout::run_env_protocol(std::cin, std::cout);
   if (show_cmd->parsed()) {
     auto engine = make_engine(config, a);
     if (!engine) {

@@ -1,0 +1,22 @@
+"""Imports a framework for an adapter test: the installed one, else its recorded interface
+(recorded/README.md). Says which on stderr, so a run shows what it checked against."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+from kernelrl_testing import SOURCE_DIR
+
+
+def framework(module: str) -> str:
+    """'installed' or 'recorded' after making `module` importable."""
+    try:
+        importlib.import_module(module)
+        kind = "installed"
+    except ImportError:
+        sys.path.insert(0, str(SOURCE_DIR / "tests" / "python" / "recorded"))
+        importlib.import_module(module)
+        kind = "recorded"
+    print(f"{module}: testing against the {kind} interface", file=sys.stderr)
+    return kind
