@@ -136,8 +136,8 @@ class LocalEvaluator:
                 candidate = os.path.join(tmp, f"candidate_{i}{EXTENSIONS[self.format]}")
                 Path(candidate).write_text(code)
                 entries.append({"task": task_path, "candidate": candidate, "format": self.format})
-            batch = os.path.join(tmp, "batch.jsonl")
-            Path(batch).write_text("".join(json.dumps(e) + "\n" for e in entries))
+            batch = os.path.join(tmp, "batch.json")
+            Path(batch).write_text(json.dumps(entries))  # a JSON list (one line of JSON lines reads as one object)
             run = subprocess.run(self.command(batch), capture_output=True, text=True, timeout=self.timeout_s)
             if run.returncode not in (0, 1):
                 raise RuntimeError(f"{' '.join(self.command(batch))} exited {run.returncode}: {run.stderr[-2000:]}")

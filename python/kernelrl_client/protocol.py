@@ -56,6 +56,9 @@ class EnvProtocol:
             except subprocess.TimeoutExpired:
                 self._process.kill()
                 self._process.wait()
+        for stream in (self._process.stdout, self._process.stderr):
+            if stream is not None:
+                stream.close()
 
     def call(self, request: Dict[str, Any]) -> Dict[str, Any]:
         """Sends one request, returns its answer; ProtocolError if it was refused."""

@@ -12,11 +12,10 @@ from kernelrl_testing import SOURCE_DIR
 def framework(module: str) -> str:
     """'installed' or 'recorded' after making `module` importable."""
     try:
-        importlib.import_module(module)
-        kind = "installed"
+        imported = importlib.import_module(module)
     except ImportError:
         sys.path.insert(0, str(SOURCE_DIR / "tests" / "python" / "recorded"))
-        importlib.import_module(module)
-        kind = "recorded"
+        imported = importlib.import_module(module)
+    kind = "recorded" if getattr(imported, "RECORDED", False) else "installed"
     print(f"{module}: testing against the {kind} interface", file=sys.stderr)
     return kind

@@ -41,10 +41,11 @@ def host_answer(candidate_file: str, summary: str, thoughts: str = "") -> str:
     return f"{head}Here is the kernel.\n```cpp\n{data_text(candidate_file)}```\n{summary}\n"
 
 
-# One scripted trajectory of three turns: unparsable, wrong, correct (with thoughts).
+# One scripted trajectory of three turns: unparsable, crashing (a deterministic feedback line:
+# a wrong output's line quotes values of the trial's random inputs), correct (with thoughts).
 SCRIPTED_RESPONSES = [
     "I would add the vectors elementwise, but I forgot the code block.",
-    host_answer("add_wrong.cpp", "Adds the two inputs in one loop."),
+    host_answer("add_crash.cpp", "Adds the two inputs in one loop."),
     host_answer("add_ok.cpp", "Fixed: plain elementwise sum.", thoughts="the last version was wrong"),
 ]
 

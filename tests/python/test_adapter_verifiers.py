@@ -35,7 +35,7 @@ class VerifiersAdapter(unittest.TestCase):
         env = KernelMultiTurnEnv(dataset=rows, format="host", n_turns=2, service_url=self.service.url,
                                  options=CHEAP_OPTIONS, protocol=self.protocol)
         self.assertEqual(env.max_turns, 2)
-        answers = iter(SCRIPTED_RESPONSES[1:])  # wrong, then correct
+        answers = iter(SCRIPTED_RESPONSES[1:])  # crashing, then correct
 
         async def run():
             state = await env.rollout(rows[0], lambda messages: next(answers))
@@ -45,7 +45,7 @@ class VerifiersAdapter(unittest.TestCase):
         state, scored = asyncio.run(run())
         completion = state["completion"]
         self.assertEqual([m["role"] for m in completion], ["assistant", "user", "assistant"])
-        self.assertIn("incorrect: ", completion[1]["content"])  # the feedback line inside turn 2's prompt
+        self.assertIn("runtime error: ", completion[1]["content"])  # the feedback line inside turn 2's prompt
         self.assertEqual(state["kernelrl_env"].scores, [0.0, 0.3])
         self.assertEqual(scored["reward"], returns([0.0, 0.3])[0])
         self.assertEqual(scored["metrics"], {"kernel_return": 0.4 * 0.3, "best_score": 0.3, "last_score": 0.3})

@@ -1,4 +1,4 @@
-"""KernelEnv reproduces `kernelrl rollout` on the same scripted responses: the prompts the chat
+"""KernelEnv reproduces `kernelrl rollout` on the same scripted responses (unparsable, crashing, correct): the prompts the chat
 server received and the run's records are byte-identical to the env's messages, the scores are
 equal, and the run's returns and advantages equal kernelrl_client.group_credit's. Both evaluate
 through one live local service (host tasks on the CPU). The local evaluator (`kernelrl eval
@@ -70,11 +70,11 @@ class EnvMatchesRollout(unittest.TestCase):
                 self.assertEqual(turns[k]["score"], steps[k][1])
                 self.assertEqual(turns[k]["correct"], steps[k][3]["correct"])
         self.assertEqual(turns[0]["parse_error"], steps[0][3]["parse_error"])
-        self.assertEqual([s[1] for s in steps], [0.0, 0.0, 0.3])  # unparsable, wrong, correct (untimed)
+        self.assertEqual([s[1] for s in steps], [0.0, 0.0, 0.3])  # unparsable, crashing, correct (untimed)
         self.assertEqual([s[2] for s in steps], [False, False, True])
         self.assertIn("failed to parse: no ```cpp code block found", prompts[1][1]["content"])
         self.assertIn(steps[1][3]["feedback_line"], prompts[2][1]["content"])
-        self.assertTrue(steps[1][3]["feedback_line"].startswith("incorrect: "), steps[1][3]["feedback_line"])
+        self.assertTrue(steps[1][3]["feedback_line"].startswith("runtime error: "), steps[1][3]["feedback_line"])
         self.assertNotIn("the last version was wrong", json.dumps(prompts))  # thoughts never shown
 
         returns, advantages = group_credit([env.scores])
