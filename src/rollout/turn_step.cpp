@@ -29,6 +29,14 @@ common::Expected<eval::EvalResult> evaluate_code(const TurnContext& context, con
 
 }  // namespace
 
+TurnScore score_turn(const eval::EvalResult& result, const rl::ScoreConfig& config) {
+  TurnScore s;
+  s.correct = result.correct;
+  if (s.correct && result.speedup > 0) s.speedup = result.speedup;
+  s.score = rl::score(s.correct, s.speedup.value_or(0.0), config);
+  return s;
+}
+
 common::Expected<std::optional<TokenBudget>> token_budget(const PromptConfig& config, const Policy& policy) {
   std::optional<TokenBudget> budget = policy.token_budget();
   if (config.max_tokens == 0) return budget;
@@ -85,9 +93,10 @@ common::Expected<trajectory::TurnRecord> run_turn(const TurnContext& context, co
   r.summary = parsed.summary;
   auto result = evaluate_code(context, input, parsed.code);
   if (!result) return result.error();
-  r.correct = result->correct;
-  if (r.correct && result->speedup > 0) r.speedup = result->speedup;
-  r.score = rl::score(r.correct, r.speedup.value_or(0.0), config.score);
+  const TurnScore scored = score_turn(*result, config.score);
+  r.correct = scored.correct;
+  r.speedup = scored.speedup;
+  r.score = scored.score;
   r.outcome = TurnOutcome::EVALUATED;
   r.result = nlohmann::json(*result);
   return r;

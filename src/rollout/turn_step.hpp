@@ -37,6 +37,15 @@ struct TurnInput {
   std::vector<Attempt> previous;  // the lineage's earlier turns, oldest first
 };
 
+// The score of an evaluated turn and what it records: correct, and a speedup only for a correct
+// kernel that was timed (speedup > 0).
+struct TurnScore {
+  bool correct = false;
+  std::optional<double> speedup;
+  double score = 0;
+};
+TurnScore score_turn(const eval::EvalResult& result, const rl::ScoreConfig& config);
+
 // Runs one turn; the record's return and advantage stay empty. A prompt over the token budget even
 // without earlier attempts is never sent: outcome PROMPT_TOO_LONG, score 0, credited with nothing.
 // A parse error (PARSE_ERROR) scores 0 and is not evaluated. A policy that fails after its retries

@@ -29,6 +29,7 @@
 #include "metrics/report_text.hpp"
 #include "metrics/report_train.hpp"
 #include "metrics/report_train_html.hpp"
+#include "rollout/env_protocol.hpp"
 #include "rollout/runner.hpp"
 #include "task/sizes.hpp"
 #if KERNELRL_HAVE_HTTP_POLICY
@@ -520,6 +521,9 @@ int main(int argc, char** argv) {
   auto* convert_cmd = cli::add_convert_command(app, convert_args);
   cli::DoctorArgs doctor_args;
   auto* doctor_cmd = cli::add_doctor_command(app, doctor_args);
+  auto* env_cmd = app.add_subcommand(
+      "env", "the rollout's prompts, parsing, feedback, scores and credit as JSON lines on stdin/stdout, for "
+             "environments in other languages (src/rollout/env_protocol.hpp, python/kernelrl_client)");
 
   try {
     app.parse(argc, argv);
@@ -562,6 +566,7 @@ int main(int argc, char** argv) {
   if (sft_cmd->parsed()) return cli::run_sft(sft_args);
   if (convert_cmd->parsed()) return cli::run_convert(convert_args);
   if (doctor_cmd->parsed()) return cli::run_doctor(doctor_args, [&] { return make_engine(config, a); });
+  if (env_cmd->parsed()) return rollout::run_env_protocol(std::cin, std::cout);
   if (show_cmd->parsed()) {
     auto engine = make_engine(config, a);
     if (!engine) {
