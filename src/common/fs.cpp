@@ -5,7 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -34,8 +36,12 @@ Expected<std::string> read_file(const fs::path& path, std::uint64_t max_bytes) {
 Fallible write_file_atomic(const fs::path& path, const std::string& data) {
   std::error_code ec;
   if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
+  // Unique per writer, threads of one process included: two writers of the same file (a worker's
+  // prefetched job and the one it evaluates, both writing their task's files) never share a
+  // temporary, and the last rename wins with a whole file.
+  static std::atomic<std::uint64_t> n_written{0};
   fs::path tmp = path;
-  tmp += ".tmp." + std::to_string(::getpid());
+  tmp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(n_written.fetch_add(1));
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) return make_error(tmp.string() + ": cannot write: " + std::strerror(errno));
