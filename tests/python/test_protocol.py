@@ -30,9 +30,12 @@ class Protocol(unittest.TestCase):
         self.assertEqual(system["content"], (SOURCE_DIR / "prompts" / "system.txt").read_text())
         self.assertIn(self.source, user["content"])
         self.assertIn((SOURCE_DIR / "examples" / "vector_add" / "host.cpp").read_text(), user["content"])
-        self.assertIn("an NVIDIA H200", user["content"])
+        self.assertIn("Your code runs on the CPU", user["content"])  # host prompts name the CPU, not a GPU
+        self.assertNotIn("H200", user["content"])
         self.assertEqual(built["n_attempts_shown"], 0)
-        self.assertIn("an NVIDIA L4", self.p.prompt("host", self.source, 1, gpu="an NVIDIA L4")["messages"][1]["content"])
+        # GPU formats name the target GPU, the rollout's default or the one asked for.
+        self.assertIn("an NVIDIA H200", self.p.prompt("native", self.source, 1)["messages"][1]["content"])
+        self.assertIn("an NVIDIA L4", self.p.prompt("native", self.source, 1, gpu="an NVIDIA L4")["messages"][1]["content"])
 
     def test_later_prompts_show_attempts_oldest_dropped_first(self) -> None:
         previous = [{"code": f"int attempt_{i};\n", "summary": f"summary {i}", "feedback": f"incorrect: {i}"}
