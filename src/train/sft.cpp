@@ -13,6 +13,7 @@
 #include "common/fs.hpp"
 #include "common/provenance.hpp"
 #include "rollout/task_set.hpp"
+#include "train/episodes.hpp"
 #include "train/policy_model.hpp"
 #include "train/update.hpp"
 #include "weights/checkpoint.hpp"
@@ -48,13 +49,6 @@ std::string without_header_comment(const std::string& code) {
     pos = end + 1;
   }
   return code.substr(pos);
-}
-
-std::vector<tokenizer::ChatMessage> chat_messages(const std::vector<rollout::Message>& messages) {
-  std::vector<tokenizer::ChatMessage> out;
-  out.reserve(messages.size());
-  for (const auto& m : messages) out.push_back({m.role, m.content});
-  return out;
 }
 
 json settings(const SftConfig& c, const std::vector<SftPair>& pairs) {
