@@ -2,6 +2,7 @@
 // readable table; summarise reward. Only the log is required; the rest degrades to warnings.
 #include "metrics/report_train.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -29,12 +30,14 @@ struct StepColumn {
   const char* header;
   const char* key;
   std::string (*format)(double);
+  bool only_when_logged = false;  // a column of an optional feature (held-out evaluation): shown when its key is
 };
 
 const std::vector<StepColumn>& step_columns() {
   static const std::vector<StepColumn> columns = {
       {"reward", "reward/mean", [](double v) { return format_with("%.3f", v); }},
       {"correct", "eval/correct_rate", format_percent},
+      {"held-out", "heldout/correct_rate", format_percent, true},
       {"tokens", "response/mean_tokens", [](double v) { return format_with("%.0f", v); }},
       {"degenerate", "response/degenerate_frac", format_percent},
       {"clip", "train/clip_frac", [](double v) { return format_with("%.3f", v); }},
@@ -149,11 +152,15 @@ CellTable train_step_table(const TrainLog& log, std::size_t max_rows) {
     table.title += " (" + std::to_string(shown.size()) + " of " + std::to_string(log.steps.size()) +
                    ", evenly spaced, the last included)";
   }
-  for (const auto& c : step_columns()) table.headers.push_back(c.header);
+  std::vector<StepColumn> columns;
+  for (const auto& c : step_columns()) {
+    if (!c.only_when_logged || std::find(log.keys.begin(), log.keys.end(), c.key) != log.keys.end()) columns.push_back(c);
+  }
+  for (const auto& c : columns) table.headers.push_back(c.header);
   for (std::size_t i : shown) {
     const TrainStep& s = log.steps[i];
     std::vector<std::string> row{std::to_string(s.step)};
-    for (const auto& c : step_columns()) {
+    for (const auto& c : columns) {
       auto v = value_of(s, c.key);
       row.push_back(v ? c.format(*v) : "-");
     }

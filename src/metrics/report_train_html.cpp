@@ -87,10 +87,17 @@ std::string last_step_section(const TrainReport& report, const fs::path& page_di
 
 std::vector<StepChart> step_charts(const TrainLog& log) {
   std::vector<StepChart> charts = {
-      {"chart-reward", "Reward per step: mean and max over the step's episodes", "reward",
-       {"reward/mean", "reward/max"}, "", {}},
-      {"chart-correct", "Fraction of the step's episodes with a correct kernel", "fraction correct",
-       {"eval/correct_rate"}, "", {}},
+      {"chart-reward", "Reward per step: mean and max over the step's episodes (and the held-out mean)", "reward",
+       {"reward/mean", "reward/max", "heldout/reward_mean"}, "", {}},
+      {"chart-correct", "Fraction of the step's episodes with a correct kernel (and of the held-out turns)",
+       "fraction correct", {"eval/correct_rate", "heldout/correct_rate"}, "", {}},
+      {"chart-heldout", "Held-out tasks: correct at turn 1, trajectories with a correct turn, tasks solved",
+       "fraction", {"heldout/turn1_correct_rate", "heldout/trajectory_correct_rate", "heldout/tasks_solved_frac"}, "", {}},
+      {"chart-heldout-speed",
+       "Held-out: mean speedup of correct kernels, mean best speedup per trajectory (incorrect: 0) (left), "
+       "degenerate share (right)",
+       "speedup", {"heldout/mean_speedup_correct", "heldout/mean_best_speedup"}, "fraction degenerate",
+       {"heldout/degenerate_frac"}},
       {"chart-response", "Response length (mean tokens, left) and degenerate share (right)", "tokens",
        {"response/mean_tokens"}, "fraction degenerate", {"response/degenerate_frac"}},
       {"chart-policy", "Update diagnostics: clip fraction and approx KL (left), entropy (right)", "clip fraction / KL",
@@ -98,7 +105,7 @@ std::vector<StepChart> step_charts(const TrainLog& log) {
       {"chart-grad-norm", "Gradient norm (mean over the step's optimiser steps, before clipping)", "grad norm",
        {"train/grad_norm"}, "", {}},
       {"chart-loss", "Policy loss", "loss", {"train/loss"}, "", {}},
-      {"chart-time", "Seconds per step: rollout and update", "seconds", {"time/rollout_s", "time/update_s"}, "", {}},
+      {"chart-time", "Seconds per step: rollout, update and held-out evaluation", "seconds", {"time/rollout_s", "time/update_s", "time/heldout_s"}, "", {}},
   };
   const std::set<std::string> present(log.keys.begin(), log.keys.end());
   std::set<std::string> charted;

@@ -48,7 +48,8 @@ json describe(const TrainConfig& c) {
                                 run_dir,  // the run itself
                                 n_steps, tasks_per_step, seed, lr, weight_decay, adam_beta1, adam_beta2,
                                 activation_checkpointing,  // memory only: the gradients are the same
-                                reward, rollout_config, policy_config, update_config] = c;
+                                reward, rollout_config, policy_config, update_config, heldout] = c;
+  const auto& [heldout_split, heldout_every, heldout_m, heldout_n, heldout_seed] = heldout;
   return {{"model", model_path.string()},
           {"tokenizer", tokenizer_path.string()},
           {"n_steps", n_steps},
@@ -58,7 +59,9 @@ json describe(const TrainConfig& c) {
           {"optimizer", {{"lr", lr}, {"weight_decay", weight_decay}, {"adam_betas", {adam_beta1, adam_beta2}}}},
           {"rollout", rollout::describe_settings(rollout_config)},
           {"policy", describe(policy_config)},
-          {"update", describe(update_config)}};
+          {"update", describe(update_config)},
+          {"heldout", {{"split", heldout_split}, {"every", heldout_every}, {"trajectories", heldout_m},
+                       {"turns", heldout_n}, {"seed", heldout_seed}}}};
 }
 
 }  // namespace kernelrl::train

@@ -29,7 +29,10 @@ using nlohmann::json;
 common::Fallible check(const TrainConfig& c) {
   if (c.model.empty()) return make_error("--model: a .gguf file or a Hugging Face folder is needed");
   if (c.run_dir.empty()) return make_error("--out: the run directory is needed");
-  if (c.n_steps < 1) return make_error("--steps must be at least 1 (got " + std::to_string(c.n_steps) + ")");
+  if (c.n_steps < 0 || (c.n_steps == 0 && !c.heldout.enabled())) {
+    return make_error("--steps must be at least 1, or 0 with --heldout-split to evaluate the model only (got " +
+                      std::to_string(c.n_steps) + ")");
+  }
   if (c.tasks_per_step < 1) return make_error("--tasks-per-step must be at least 1");
   if (!(c.lr > 0)) return make_error("--lr must be positive");
   if (!(c.policy.sampling.temperature > 0)) {
@@ -40,7 +43,7 @@ common::Fallible check(const TrainConfig& c) {
   if (!(c.update.grpo.kl_coef >= 0)) return make_error("--kl-coef must not be negative");
   if (!(c.update.max_grad_norm > 0)) return make_error("--max-grad-norm must be positive");
   if (c.update.grpo.max_response_tokens < 1) return make_error("the Dr. GRPO length must be at least 1");
-  return common::Ok{};
+  return check(c.heldout);
 }
 
 std::string step_name(int step) {
@@ -173,6 +176,42 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+common::Fallible append_log_line(const fs::path& run_dir, const json& line) {
+  std::ofstream log(run_dir / "train_log.jsonl", std::ios::app);
+  log << line.dump() << "\n";
+  if (!log) return make_error((run_dir / "train_log.jsonl").string() + ": cannot append");
+  return common::Ok{};
+}
+
+// The held-out evaluation of the policy after `steps_done` steps (train/heldout.hpp): a rollout of
+// the held-out tasks into RUN/heldout/step-NNNNN/ (resumed like any rollout when a killed run
+// comes back to it), with the held-out seed, whatever the step.
+common::Expected<json> evaluate_heldout(const TrainConfig& c, const std::vector<rollout::RolloutTask>& tasks,
+                                        LocalPolicy& sampler, rollout::Evaluator& scorer, int steps_done) {
+  rollout::RolloutConfig rc = c.rollout;
+  rc.tasks.clear();
+  for (const auto& t : tasks) rc.tasks.push_back(t.path);
+  rc.split = c.heldout.split;
+  rc.strategy = rollout::Strategy::MXN;
+  rc.n_trajectories = c.heldout.n_trajectories;
+  rc.n_turns = c.heldout.n_turns;
+  rc.out_dir = c.run_dir / "heldout" / step_name(steps_done);
+  rc.concurrency = std::max(rc.concurrency, rc.n_trajectories * static_cast<int>(rc.tasks.size()));
+  rc.lenient_parse = c.reward == "format";
+  sampler.reseed(c.heldout.seed);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<trajectory::TurnRecord> records;
+  auto rolled = rollout::RolloutRunner(rc, sampler, scorer).run(&records);
+  if (!rolled) return make_error("held-out evaluation after step " + std::to_string(steps_done) + ": " + rolled.error().message);
+  json metrics = heldout_metrics(records);
+  metrics["time/heldout_s"] = seconds_since(t0);
+  std::fprintf(stderr, "held-out after step %d: correct %.3f (turn 1 %.3f), tasks solved %.3f, mean speedup of correct %.3f, %.1f s\n",
+               steps_done, metrics["heldout/correct_rate"].get<double>(), metrics["heldout/turn1_correct_rate"].get<double>(),
+               metrics["heldout/tasks_solved_frac"].get<double>(), metrics["heldout/mean_speedup_correct"].get<double>(),
+               metrics["time/heldout_s"].get<double>());
+  return metrics;
+}
+
 }  // namespace
 
 common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::Evaluator* evaluator) {
@@ -180,6 +219,12 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
   if (config.reward == "kernel" && evaluator == nullptr) return make_error("reward 'kernel' needs the engine");
   auto tasks = rollout::load_tasks(config.rollout.tasks, config.rollout.split, config.rollout.task_size);
   if (!tasks) return tasks.error();
+  std::vector<rollout::RolloutTask> heldout_tasks;
+  if (config.heldout.enabled()) {
+    auto loaded = rollout::load_tasks(config.rollout.tasks, config.heldout.split, config.rollout.task_size);
+    if (!loaded) return make_error("--heldout-split " + config.heldout.split + ": " + loaded.error().message);
+    heldout_tasks = std::move(*loaded);
+  }
   if (auto s = check_run_settings(config); !s) return s.error();
 
   RunState state = read_state(config.run_dir);
@@ -221,6 +266,18 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
   // The configured batch: every step samples m x n turns of the same number of tasks.
   const auto batch_samples = static_cast<std::int64_t>(std::min<std::size_t>(config.tasks_per_step, tasks->size())) *
                              config.rollout.n_trajectories * config.rollout.n_turns;
+  // The starting policy's held-out line (step 0), unless a killed run already wrote it.
+  if (state.steps_done == 0 && heldout_due(config.heldout, 0, config.n_steps) &&
+      !fs::exists(config.run_dir / "heldout" / step_name(0) / "metrics.json")) {
+    auto metrics = evaluate_heldout(config, heldout_tasks, sampler, scorer, 0);
+    if (!metrics) return metrics.error();
+    json line = {{"step", 0}};
+    line.update(*metrics);
+    if (auto s = append_log_line(config.run_dir, line); !s) return s.error();
+    if (auto s = common::write_file_atomic(config.run_dir / "heldout" / step_name(0) / "metrics.json", line.dump(2) + "\n"); !s) {
+      return s.error();
+    }
+  }
   for (int step = state.steps_done; step < config.n_steps; ++step) {
     rollout::RolloutConfig rc = config.rollout;
     rc.tasks = tasks_of_step(*tasks, config.tasks_per_step, step, config.seed);
@@ -234,6 +291,7 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
     auto rolled = rollout::RolloutRunner(rc, sampler, scorer).run(&episodes);
     if (!rolled) return make_error("step " + std::to_string(step + 1) + ": rollout: " + rolled.error().message);
     const double rollout_s = seconds_since(t0);
+    const int step_batches = sampler.n_batches() - batches_before;
     std::vector<TrainingSample> samples;
     for (const auto& e : episodes) {
       if (!e.advantage || !e.response.token_ids || e.response.token_ids->empty()) continue;
@@ -249,16 +307,21 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
     auto stats = update_policy(models, optimizer, std::move(samples), update, config.seed + step);
     if (!stats) return make_error("step " + std::to_string(step + 1) + ": " + stats.error().message);
     const double update_s = seconds_since(t1);
+    // Evaluated before the checkpoint: a run killed here redoes the step (its rollout and the
+    // held-out one resume from their files) instead of losing the held-out point.
+    json heldout;
+    if (heldout_due(config.heldout, step + 1, config.n_steps)) {
+      auto metrics = evaluate_heldout(config, heldout_tasks, sampler, scorer, step + 1);
+      if (!metrics) return metrics.error();
+      heldout = std::move(*metrics);
+    }
     if (auto s = save_step(config, *policy, optimizer, step + 1, state); !s) {
       return make_error("step " + std::to_string(step + 1) + ": checkpoint: " + s.error().message);
     }
     state = read_state(config.run_dir);
-    json metrics = step_metrics(step + 1, episodes, *stats, rollout_s, update_s, sampler.n_batches() - batches_before);
-    {
-      std::ofstream log(config.run_dir / "train_log.jsonl", std::ios::app);
-      log << metrics.dump() << "\n";
-      if (!log) return make_error((config.run_dir / "train_log.jsonl").string() + ": cannot append");
-    }
+    json metrics = step_metrics(step + 1, episodes, *stats, rollout_s, update_s, step_batches);
+    if (heldout.is_object()) metrics.update(heldout);
+    if (auto s = append_log_line(config.run_dir, metrics); !s) return s.error();
     const double reward = metrics["reward/mean"].get<double>();
     if (summary.steps_run == 0) summary.first_reward = reward;
     summary.last_reward = reward;

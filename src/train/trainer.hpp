@@ -3,7 +3,9 @@
 // rollout runner (prompts, parsing, evaluation through the engine's pool, scores, returns and
 // advantages), then updates the policy on every turn's own response tokens. Each step's rollout
 // is kept under the run directory (so `kernelrl report` reads it), each step appends a line of
-// metrics to train_log.jsonl, and a checkpoint after every step lets a killed run resume.
+// metrics to train_log.jsonl, and a checkpoint after every step lets a killed run resume. With a
+// held-out split (train/heldout.hpp) the policy is also evaluated there before the first step
+// (a line of step 0), every K steps and after the last, into the same log (`heldout/...` keys).
 #pragma once
 
 #include <filesystem>
@@ -13,6 +15,7 @@
 #include "common/expected.hpp"
 #include "rollout/evaluator.hpp"
 #include "rollout/rollout_config.hpp"
+#include "train/heldout.hpp"
 #include "train/local_policy.hpp"
 #include "train/update.hpp"
 
@@ -34,6 +37,7 @@ struct TrainConfig {
   rollout::RolloutConfig rollout;   // tasks, split, format, m, n, scores, returns, advantages, prompts
   LocalPolicyConfig policy;         // sampling (temperature 0.9, max_new_tokens) and batching
   UpdateConfig update;              // GRPO clip, Dr. GRPO length, minibatches, grad clip, micro-batch size
+  HeldOutConfig heldout;            // evaluation on another split during the run (off by default)
 };
 
 // What train.json records: every setting of `config` (src/train/settings.cpp derives it member

@@ -3,6 +3,8 @@
 // on a small training run directory made here.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "common/fs.hpp"
@@ -219,6 +221,41 @@ TEST(metrics_train_html, ChartsKeepPresentKeysAndAddNewOnes) {
   const auto few = step_charts(only_reward);
   ASSERT_EQ(few.size(), 1u);
   EXPECT_EQ(few[0].keys, (std::vector<std::string>{"reward/mean"}));
+}
+
+// A run with held-out evaluation (src/train/heldout.hpp): a step-0 line holding only held-out keys
+// and held-out keys on some step lines; the table gains a held-out column and the charts their own.
+TEST(metrics_train_report, HeldOutLinesGetTheirColumnAndCharts) {
+  auto dir = testing::scratch_dir();
+  const std::string heldout_0 = R"({"step": 0, "heldout/correct_rate": 0.125, "heldout/turn1_correct_rate": 0.1,)"
+                                R"( "heldout/tasks_solved_frac": 0.25, "heldout/mean_speedup_correct": 0.9})";
+  testing::write_file(dir / "train_log.jsonl",
+                      heldout_0 + "\n" + step_line(1, 0.1, 0.25) + "\n" +
+                          step_line(2, 0.35, 0.5, R"("heldout/correct_rate": 0.375, "heldout/turn1_correct_rate": 0.3)") +
+                          "\n");
+  const TrainReport report = read_report(dir);
+  const CellTable table = train_step_table(report.log);
+  ASSERT_EQ(table.headers.size(), 12u);
+  EXPECT_EQ(table.headers[3], "held-out");
+  ASSERT_EQ(table.rows.size(), 3u);
+  EXPECT_EQ(table.rows[0][0], "0");
+  EXPECT_EQ(table.rows[0][1], "-");  // no training at step 0: only the starting policy's held-out numbers
+  EXPECT_EQ(table.rows[0][3], "12.5%");
+  EXPECT_EQ(table.rows[1][3], "-");
+  EXPECT_EQ(table.rows[2][3], "37.5%");
+  auto reward = reward_summary(report.log);
+  ASSERT_TRUE(reward);
+  EXPECT_EQ(reward->first_step, 1);  // the step-0 line has no reward
+  std::vector<std::string> ids;
+  for (const auto& c : step_charts(report.log)) {
+    ids.push_back(c.id);
+    if (c.id == "chart-heldout") {
+      EXPECT_EQ(c.keys, (std::vector<std::string>{"heldout/turn1_correct_rate", "heldout/tasks_solved_frac"}));
+    }
+    if (c.id == "chart-correct") EXPECT_EQ(c.keys, (std::vector<std::string>{"eval/correct_rate", "heldout/correct_rate"}));
+  }
+  EXPECT_NE(std::find(ids.begin(), ids.end(), "chart-heldout"), ids.end());
+  EXPECT_NE(std::find(ids.begin(), ids.end(), "chart-heldout-speed"), ids.end());
 }
 
 TEST(metrics_train_html, PageInlinesChartJsAndEmbedsTheStepData) {

@@ -14,6 +14,7 @@
 #include "../model/model_test_util.hpp"
 #include "common/fs.hpp"
 #include "model/transformer.hpp"
+#include "rollout/response_parser.hpp"
 #include "weights/checkpoint.hpp"
 
 namespace kernelrl::train {
@@ -63,6 +64,14 @@ TEST(Sft, PairsAreTheRolloutsPromptsWithTheFencedSolutionOfTrainTasksOnly) {
   EXPECT_NE(abs.answer.find("out[i] = fabsf(v);"), std::string::npos);
   EXPECT_NE(abs.answer.find("```\nGrid-stride element-wise kernel"), std::string::npos) << abs.answer;
   for (const auto& p : *pairs) EXPECT_EQ(p.task_id.find("_sin"), std::string::npos) << "a held-out op in the pairs";
+  // What the model learns to write is what the rollout's (strict) parser takes: the whole solution
+  // as the code, the approach as the summary.
+  for (const auto& p : *pairs) {
+    auto parsed = rollout::parse_response(p.answer, "", common::Format::NATIVE);
+    ASSERT_TRUE(parsed.ok) << p.task_id << ": " << parsed.error;
+    EXPECT_NE(parsed.code.find("extern \"C\" int kernelrl_forward("), std::string::npos) << p.task_id;
+    EXPECT_FALSE(parsed.summary.empty()) << p.task_id;
+  }
 
   // A held-out task is refused, by name.
   auto all = make_sft_pairs(starter({kSource / "tasks/starter"}, "all"), kSource / "tasks/fixtures/starter", nullptr);

@@ -6,6 +6,8 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
+#include <tuple>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -257,6 +259,129 @@ TEST(Trainer, PromptsOverTheModelsContextAreNotTheModelsFailures) {
   EXPECT_EQ(log[0]["train/n_samples"], 0);
   EXPECT_EQ(log[0]["response/degenerate_frac"], 0.0);
   fs::remove_all(root);
+}
+
+// Each turn's answer by (task, trajectory, turn): the rollout writes turns in the order they finish.
+std::map<std::tuple<std::string, int, int>, std::string> heldout_answers(const fs::path& trajectories) {
+  std::map<std::tuple<std::string, int, int>, std::string> answers;
+  std::ifstream in(trajectories);
+  for (std::string line; std::getline(in, line);) {
+    auto j = nlohmann::json::parse(line);
+    if (!j.contains("response")) continue;
+    answers[{j["task"].get<std::string>(), j["trajectory"].get<int>(), j["turn"].get<int>()}] =
+        j["response"]["content"].get<std::string>();
+  }
+  return answers;
+}
+
+// Held-out evaluation (train/heldout.hpp): before the first step (a step-0 line), every K steps and
+// after the last, into the same log and RUN/heldout/step-NNNNN/; a finished run rerun evaluates
+// nothing again; `--steps 0` only evaluates.
+TEST(Trainer, HeldOutEvaluationBeforeTheFirstStepEveryKStepsAndAfterTheLast) {
+  const fs::path root = scratch() / "heldout";
+  TrainConfig c = tiny_run(root);
+  c.n_steps = 3;
+  c.heldout.split = "all";
+  c.heldout.every = 2;
+  c.heldout.n_trajectories = 3;
+  c.heldout.n_turns = 2;
+  auto r = run_training(c, nullptr);
+  ASSERT_TRUE(r) << r.error().message;
+  auto log = read_log(c.run_dir / "train_log.jsonl");
+  ASSERT_EQ(log.size(), 4u);
+  EXPECT_EQ(log[0]["step"], 0);
+  EXPECT_FALSE(log[0].contains("reward/mean"));
+  EXPECT_EQ(log[0]["heldout/n_answered"], 6);  // 1 task x 3 trajectories x 2 turns
+  for (const char* key : {"heldout/correct_rate", "heldout/turn1_correct_rate", "heldout/trajectory_correct_rate",
+                          "heldout/tasks_solved_frac", "heldout/mean_speedup_correct", "heldout/mean_best_speedup",
+                          "heldout/reward_mean", "heldout/degenerate_frac", "time/heldout_s"}) {
+    EXPECT_TRUE(log[0].contains(key)) << key;
+  }
+  EXPECT_FALSE(log[1].contains("heldout/correct_rate"));  // step 1: not due
+  EXPECT_TRUE(log[2].contains("heldout/correct_rate"));   // step 2: every 2
+  EXPECT_TRUE(log[3].contains("heldout/correct_rate"));   // step 3: the last
+  EXPECT_TRUE(log[3].contains("reward/mean"));
+  for (const char* step : {"step-00000", "step-00002", "step-00003"}) {
+    EXPECT_EQ(count_lines(c.run_dir / "heldout" / step / "trajectories.jsonl"), 12) << step;  // 6 turns, 6 updates
+  }
+  EXPECT_FALSE(fs::exists(c.run_dir / "heldout/step-00001"));
+  auto settings = nlohmann::json::parse(std::ifstream(c.run_dir / "train.json"));
+  EXPECT_EQ(settings["heldout"]["split"], "all");
+  EXPECT_EQ(settings["heldout"]["turns"], 2);
+
+  auto again = run_training(c, nullptr);  // finished: nothing is evaluated again
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(read_log(c.run_dir / "train_log.jsonl").size(), 4u);
+
+  auto evaluate_only = [&](const fs::path& run_dir) {
+    TrainConfig e = c;
+    e.run_dir = run_dir;
+    e.n_steps = 0;
+    auto done = run_training(e, nullptr);
+    EXPECT_TRUE(done) << done.error().message;
+    auto lines = read_log(run_dir / "train_log.jsonl");
+    EXPECT_EQ(lines.size(), 1u);
+    EXPECT_FALSE(fs::exists(run_dir / "checkpoints"));
+    return heldout_answers(run_dir / "heldout/step-00000/trajectories.jsonl");
+  };
+  // Evaluation only: the model's held-out line and nothing trained.
+  EXPECT_EQ(evaluate_only(root / "eval-a").size(), 6u);
+  auto eval_settings = nlohmann::json::parse(std::ifstream(root / "eval-a/train.json"));
+  EXPECT_EQ(eval_settings["heldout"]["seed"], settings["heldout"]["seed"]);  // whatever the run: the same draws
+
+  TrainConfig bad = c;
+  bad.run_dir = root / "bad";
+  bad.heldout.n_turns = 0;
+  auto refused = run_training(bad, nullptr);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("--heldout-turns"), std::string::npos) << refused.error().message;
+  bad.heldout = {};
+  bad.n_steps = 0;
+  refused = run_training(bad, nullptr);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("--heldout-split"), std::string::npos) << refused.error().message;
+  fs::remove_all(root);
+}
+
+// The held-out numbers of a hand-made set of records: 2 tasks x 2 trajectories x 2 turns.
+TEST(HeldOut, MetricsCountTurnsTrajectoriesAndTasks) {
+  auto turn = [](const std::string& task, int trajectory, int turn, bool correct, double speedup) {
+    trajectory::TurnRecord r;
+    r.task = task;
+    r.trajectory = trajectory;
+    r.turn = turn;
+    r.outcome = trajectory::TurnOutcome::EVALUATED;
+    r.response.token_ids = std::vector<std::int64_t>{1, 2, 3};
+    r.response.finish_reason = "stop";
+    r.correct = correct;
+    if (correct) r.speedup = speedup;
+    r.score = correct ? 0.3 + speedup : 0;
+    return r;
+  };
+  std::vector<trajectory::TurnRecord> records = {
+      turn("a", 0, 1, true, 1.0), turn("a", 0, 2, true, 2.0),   // trajectory best 2.0
+      turn("a", 1, 1, false, 0), turn("a", 1, 2, true, 1.0),    // correct only at turn 2
+      turn("b", 0, 1, false, 0), turn("b", 0, 2, false, 0),     // task b never solved
+      turn("b", 1, 1, false, 0), turn("b", 1, 2, false, 0)};
+  records[7].outcome = trajectory::TurnOutcome::PARSE_ERROR;  // degenerate
+  records[6].outcome = trajectory::TurnOutcome::PROMPT_TOO_LONG;  // unanswered: left out
+  auto m = heldout_metrics(records);
+  EXPECT_EQ(m["heldout/n_answered"], 7);
+  EXPECT_DOUBLE_EQ(m["heldout/correct_rate"].get<double>(), 3.0 / 7);
+  EXPECT_DOUBLE_EQ(m["heldout/turn1_correct_rate"].get<double>(), 1.0 / 3);
+  EXPECT_DOUBLE_EQ(m["heldout/trajectory_correct_rate"].get<double>(), 2.0 / 4);
+  EXPECT_DOUBLE_EQ(m["heldout/tasks_solved_frac"].get<double>(), 1.0 / 2);
+  EXPECT_DOUBLE_EQ(m["heldout/mean_speedup_correct"].get<double>(), 4.0 / 3);
+  EXPECT_DOUBLE_EQ(m["heldout/mean_best_speedup"].get<double>(), 3.0 / 4);
+  EXPECT_DOUBLE_EQ(m["heldout/degenerate_frac"].get<double>(), 1.0 / 7);
+  EXPECT_DOUBLE_EQ(m["heldout/reward_mean"].get<double>(), (1.3 + 2.3 + 1.3) / 7);
+  HeldOutConfig off;
+  EXPECT_FALSE(heldout_due(off, 0, 3));
+  HeldOutConfig every2{"test", 2};
+  EXPECT_TRUE(heldout_due(every2, 0, 5));
+  EXPECT_FALSE(heldout_due(every2, 1, 5));
+  EXPECT_TRUE(heldout_due(every2, 4, 5));
+  EXPECT_TRUE(heldout_due(every2, 5, 5));
 }
 
 TEST(Trainer, BadSettingsAreNamed) {

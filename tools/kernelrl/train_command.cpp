@@ -64,6 +64,17 @@ CLI::App* add_train_command(CLI::App& app, TrainArgs& args) {
       ->capture_default_str();
   cmd->add_option("--seed", c.seed, "task order, sampling and minibatch seed")->capture_default_str();
   cmd->add_flag("--no-activation-checkpointing", args.no_checkpointing, "keep activations instead of recomputing them");
+  auto& h = c.heldout;
+  cmd->add_option("--heldout-split", h.split,
+                  "also evaluate the policy on this split of --tasks (test: the held-out ops) before the first "
+                  "step, every --heldout-every steps and after the last; with --steps 0 only that")
+      ->check(CLI::IsMember({"test", "train", "all"}));
+  cmd->add_option("--heldout-every", h.every, "steps between held-out evaluations (0: first and last only)")
+      ->capture_default_str();
+  cmd->add_option("--heldout-trajectories", h.n_trajectories, "held-out m: trajectories per task")->capture_default_str();
+  cmd->add_option("--heldout-turns", h.n_turns, "held-out n: turns per trajectory")->capture_default_str();
+  cmd->add_option("--heldout-seed", h.seed, "the held-out sampling seed (the same at every evaluation)")
+      ->capture_default_str();
   return cmd;
 }
 
