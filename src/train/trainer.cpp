@@ -217,11 +217,17 @@ common::Expected<json> evaluate_heldout(const TrainConfig& c, const std::vector<
 common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::Evaluator* evaluator) {
   if (auto s = check(config); !s) return s.error();
   if (config.reward == "kernel" && evaluator == nullptr) return make_error("reward 'kernel' needs the engine");
-  auto tasks = rollout::load_tasks(config.rollout.tasks, config.rollout.split, config.rollout.task_size);
+  // The task files as given: each step's rollout sizes them (--size) itself. Sized once here too,
+  // so that a task lacking the size is named before the model loads.
+  if (auto sized = rollout::load_tasks(config.rollout.tasks, config.rollout.split, config.rollout.task_size); !sized) {
+    return sized.error();
+  }
+  auto tasks = rollout::load_tasks(config.rollout.tasks, config.rollout.split, "full");
   if (!tasks) return tasks.error();
   std::vector<rollout::RolloutTask> heldout_tasks;
   if (config.heldout.enabled()) {
     auto loaded = rollout::load_tasks(config.rollout.tasks, config.heldout.split, config.rollout.task_size);
+    if (loaded) loaded = rollout::load_tasks(config.rollout.tasks, config.heldout.split, "full");
     if (!loaded) return make_error("--heldout-split " + config.heldout.split + ": " + loaded.error().message);
     heldout_tasks = std::move(*loaded);
   }

@@ -343,6 +343,31 @@ TEST(Trainer, HeldOutEvaluationBeforeTheFirstStepEveryKStepsAndAfterTheLast) {
   fs::remove_all(root);
 }
 
+// `--size small` (the CPU size of tasks/starter): every step's rollout and the held-out one size the
+// task files themselves (before, the trainer handed them the sized copies, which have no size
+// "small" of their own, and the first rollout failed).
+TEST(Trainer, RunsAtASmallerTaskSize) {
+  const fs::path root = scratch() / "small";
+  TrainConfig c = tiny_run(root);
+  c.n_steps = 1;
+  c.rollout.tasks = {kSource / "tasks/starter"};
+  c.rollout.split = "train";
+  c.rollout.task_size = "small";
+  c.rollout.n_turns = 1;
+  c.heldout.split = "test";
+  c.heldout.n_trajectories = 1;
+  auto r = run_training(c, nullptr);
+  ASSERT_TRUE(r) << r.error().message;
+  auto log = read_log(c.run_dir / "train_log.jsonl");
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_EQ(log[0]["heldout/n_answered"], 13);  // the 13 held-out ops, one trajectory each
+  std::ifstream in(c.run_dir / "steps/step-00001/trajectories.jsonl");
+  std::string line;
+  ASSERT_TRUE(std::getline(in, line));
+  EXPECT_NE(nlohmann::json::parse(line)["task"].get<std::string>().find("/small/"), std::string::npos) << line;
+  fs::remove_all(root);
+}
+
 // The held-out numbers of a hand-made set of records: 2 tasks x 2 trajectories x 2 turns.
 TEST(HeldOut, MetricsCountTurnsTrajectoriesAndTasks) {
   auto turn = [](const std::string& task, int trajectory, int turn, bool correct, double speedup) {
