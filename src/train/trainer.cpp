@@ -240,6 +240,10 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
   const fs::path tokenizer = config.tokenizer.empty() ? config.model : config.tokenizer;
   auto policy = load_policy_model(start, tokenizer, config.device);
   if (!policy) return policy.error();
+  // The rollouts describe the policy by the run's starting model, whatever checkpoint of it a resumed
+  // run loaded: a step (or held-out evaluation) cut short resumes under the same description (the
+  // run's train.json is what guards the settings).
+  policy->source = config.model;
   policy->model->set_activation_checkpointing(config.activation_checkpointing);
   policy->model->eval();
   UpdateModels models{policy->model, nullptr, policy->bf16_autocast};
