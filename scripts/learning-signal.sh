@@ -15,7 +15,6 @@
 #   scripts/learning-signal.sh                 every phase not done yet
 #   scripts/learning-signal.sh build|stage     only build kernelrl | only gather the model's carried parts
 #   DEADLINE_S=540 scripts/learning-signal.sh  stop by then (a phase cut short resumes on the next call)
-#   PARALLEL=1 ...                             single and multi at once (their timings then share the GPU)
 #
 # State in $STATE (default /tmp/kernelrl-learning-signal; each phase is skipped once done, and a
 # training run resumes from its last step); results in $OUT (default ./learning-signal-out):
@@ -126,22 +125,19 @@ start_run() {
   run_phase "$name" train --model "$sft_model" "${rl[@]}" --steps "$STEPS" "$@" --out "$state/$name"
 }
 finished() { [ -s "$state/$1/train_state.json" ] && grep -q "\"steps_done\": $STEPS\b" "$state/$1/train_state.json"; }
-if [ -n "${PARALLEL:-}" ]; then
-  pids=()
-  finished single || { start_run single --turns 1 --trajectories "$SINGLE_M" & pids+=($!); }
-  finished multi || { start_run multi --turns "$MULTI_N" --trajectories "$MULTI_M" & pids+=($!); }
-  for p in "${pids[@]}"; do wait "$p"; done
-else
-  finished single || start_run single --turns 1 --trajectories "$SINGLE_M"
-  finished multi || start_run multi --turns "$MULTI_N" --trajectories "$MULTI_M"
-fi
+# One after the other: two trainers on one H200 ran out of its memory (2026-12-01: 74 and 46 GiB
+# held, mostly cached by their allocators, and the engine's workers could not get 512 MiB).
+finished single || start_run single --turns 1 --trajectories "$SINGLE_M"
+finished multi || start_run multi --turns "$MULTI_N" --trajectories "$MULTI_M"
 
 # report: whatever has finished (a partial run is reported as far as it got).
 cp "$state/sft/sft.json" "$state/sft/sft_log.jsonl" "$out/" 2>/dev/null
 for name in eval single multi; do
   [ -s "$state/$name/train_log.jsonl" ] || continue
   cp "$state/$name/train_log.jsonl" "$out/$name-train_log.jsonl"
-  "$bin" report "$state/$name" --html "$out/$name-report.html" >"$out/$name-report.txt" 2>&1
+  "$bin" report "$state/$name" --html "$out/$name-report.html" >"$out/$name-report.txt" 2>&1 ||
+    note "report $name: rc $? ($(tail -n 1 "$out/$name-report.txt")); the HTML needs Chart.js (Debian's libjs-chart.js): \
+run \`kernelrl report\` on the run directory where it is installed"
 done
 python3 scripts/learning_signal_table.py "$state" >"$out/results.md" 2>>"$summary"
 note "results ($out/results.md):"

@@ -78,7 +78,7 @@ def main():
                    f"(w_correct {r['score']['w_correct']}), returns {r['return']['kind']} gamma {r['return']['gamma']}, "
                    f"advantage {r['advantage']['kind']}.")
     out.append("")
-    out.append("| policy | RL steps done | samples trained on | held-out correct at turn 1 | trajectories correct "
+    out.append("| policy | RL steps done | RL samples drawn | held-out correct at turn 1 | trajectories correct "
                "(any turn) | ops solved | all held-out turns correct | mean speedup of correct | mean best speedup "
                "(incorrect: 0) | degenerate |")
     out.append("|---|---|---|---|---|---|---|---|---|---|")
