@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "engine_options.hpp"
 #include "kernelrl/build_config.hpp"
 
 namespace kernelrl::cli {
@@ -19,7 +20,7 @@ CLI::App* add_sft_command(CLI::App& app, SftArgs& args) {
   cmd->add_option("--tokenizer", c.tokenizer, "tokenizer and chat template source (default: the model)");
   cmd->add_option("--policy-device", c.device, "where the policy model runs")
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
-  cmd->add_option("--tasks", c.tasks.tasks, "task files or folders")->capture_default_str();
+  cmd->add_option("--tasks", c.tasks.tasks, "task files or folders")->default_str(quoted_paths(c.tasks.tasks));
   cmd->add_option("--split", c.tasks.split, "tasks of this manifest split (held-out tasks are refused)")
       ->check(CLI::IsMember({"train", "all"}))->capture_default_str();
   cmd->add_option("--solutions", c.solutions, "folder of correct solutions: <task>.native.cu, .host.cpp or .kernelbench.py")

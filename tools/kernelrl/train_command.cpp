@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "common/crash_report.hpp"
+#include "engine_options.hpp"
 #include "kernelrl/build_config.hpp"
 #include "rollout/runner.hpp"
 #include "weights/checkpoint.hpp"
@@ -19,7 +20,7 @@ CLI::App* add_train_command(CLI::App& app, TrainArgs& args) {
   cmd->add_option("--model", c.model, "starting policy: a .gguf file or a Hugging Face folder")->capture_default_str();
   cmd->add_option("--tokenizer", c.tokenizer, "tokenizer and chat template source (default: the model)");
   cmd->add_option("--policy-device", c.device, "where the policy model runs")->check(CLI::IsMember({"auto", "cuda", "cpu"}))->capture_default_str();
-  cmd->add_option("--tasks", c.rollout.tasks, "task files or folders")->capture_default_str();
+  cmd->add_option("--tasks", c.rollout.tasks, "task files or folders")->default_str(quoted_paths(c.rollout.tasks));
   cmd->add_option("--split", c.rollout.split, "tasks of this manifest split")
       ->check(CLI::IsMember({"train", "test", "all"}))->capture_default_str();
   cmd->add_option("--out", c.run_dir, "run directory (an existing one is resumed)")->required();

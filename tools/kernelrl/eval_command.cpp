@@ -1,0 +1,135 @@
+#include "eval_command.hpp"
+
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "common/progress.hpp"
+#include "eval/batch_file.hpp"
+#include "eval/render.hpp"
+
+namespace kernelrl::cli {
+
+namespace {
+
+constexpr int kEvaluated = 0;
+constexpr int kExpectationFailed = 1;
+constexpr int kCouldNotEvaluate = 2;
+constexpr int kUsageError = 64;
+
+int run_single(eval::Engine& engine, const EvalArgs& a) {
+  auto task = task_at_size(a.task, a.size);
+  if (!task) {
+    std::cerr << "kernelrl eval: could not evaluate: " << task.error().message << "\n";
+    return kCouldNotEvaluate;
+  }
+  eval::EvalJob job{*task, a.candidate, std::nullopt, std::nullopt, std::nullopt, std::nullopt};
+  if (!a.format.empty()) job.format = common::parse_format(a.format);
+  auto result = engine.evaluate(job);
+  if (!result) {
+    std::cerr << "kernelrl eval: could not evaluate: " << result.error().message << "\n";
+    return kCouldNotEvaluate;
+  }
+  nlohmann::json j = *result;
+  if (!a.out.empty()) std::ofstream(a.out, std::ios::app) << j.dump() << "\n";
+  std::cout << (a.json ? j.dump(2) + "\n" : eval::render_result(*result));
+  return kEvaluated;
+}
+
+int run_batch(eval::Engine& engine, const EvalArgs& a) {
+  auto entries = eval::read_batch_file(a.batch);
+  if (!entries) {
+    std::cerr << "kernelrl eval: " << entries.error().message << "\n";
+    return kCouldNotEvaluate;
+  }
+  std::vector<eval::EvalJob> jobs;
+  std::vector<eval::BatchEntry> kept;
+  for (auto& e : *entries) {
+    if (e.device == "cuda" && engine.device() != "cuda") {  // "cpu" entries run anywhere
+      std::cerr << "skipped (needs " << *e.device << ", this run is on " << engine.device() << "): "
+                << e.job.candidate.string() << "\n";
+      continue;
+    }
+    auto task = task_at_size(e.job.task, a.size);
+    if (!task) {
+      std::cerr << "kernelrl eval: " << task.error().message << "\n";
+      return kCouldNotEvaluate;
+    }
+    e.job.task = *task;
+    jobs.push_back(e.job);
+    kept.push_back(e);
+  }
+  common::ProgressBar bar("eval", static_cast<std::int64_t>(jobs.size()), common::stderr_is_tty() && !a.json);
+  std::ofstream out;
+  if (!a.out.empty()) out.open(a.out, std::ios::app);
+  int n_ok = 0, n_unexpected = 0;
+  auto results = engine.evaluate_batch(jobs, [&](std::size_t i, const common::Expected<eval::EvalResult>& r) {
+    if (r && r->correct) ++n_ok;
+    nlohmann::json line = r ? nlohmann::json(*r) : nlohmann::json{{"task", jobs[i].task.string()},
+                                                                  {"candidate", jobs[i].candidate.string()},
+                                                                  {"could_not_evaluate", r.error().message}};
+    if (kept[i].expect) {
+      bool as_expected = r && r->status == *kept[i].expect;
+      line["expect"] = std::string(common::to_string(*kept[i].expect));
+      line["as_expected"] = as_expected;
+      if (!as_expected) {
+        ++n_unexpected;
+        bar.log("UNEXPECTED " + jobs[i].candidate.string() + ": expected " +
+                std::string(common::to_string(*kept[i].expect)) + ", got " +
+                (r ? std::string(common::to_string(r->status)) + " (" + r->error.message + ")" : r.error().message));
+      }
+    }
+    if (out) out << line.dump() << "\n" << std::flush;
+    if (a.json) std::cout << line.dump() << "\n" << std::flush;
+    bar.set_suffix("ok " + std::to_string(n_ok));
+    bar.advance(1, jobs[i].candidate.filename().string());
+  });
+  bar.finish();
+  std::vector<std::string> labels;
+  for (const auto& j : jobs) labels.push_back(j.candidate.string());
+  if (!a.json) std::cout << eval::render_summary(labels, results);
+  if (a.check_expect && n_unexpected > 0) {
+    std::cerr << n_unexpected << " result(s) differ from their expected status\n";
+    return kExpectationFailed;
+  }
+  for (const auto& r : results) {
+    if (!r) return kCouldNotEvaluate;
+  }
+  return kEvaluated;
+}
+
+}  // namespace
+
+CLI::App* add_eval_command(CLI::App& app, EvalArgs& args) {
+  auto* cmd = app.add_subcommand("eval", "compile, run, check and time candidates against task references");
+  cmd->add_option("--task", args.task, "task file (KernelBench format)");
+  cmd->add_option("--candidate", args.candidate, "candidate file (.cu native, .cpp host, .py kernelbench)");
+  cmd->add_option("--format", args.format, "native, host or kernelbench (default: from the extension)")
+      ->check(CLI::IsMember({"native", "host", "kernelbench"}));
+  cmd->add_option("--batch", args.batch, "JSON list or JSON lines of {task, candidate[, format, device, expect]}");
+  cmd->add_flag("--check-expect", args.check_expect, "batch: exit 1 when a status differs from the entry's expect");
+  cmd->add_flag("--json", args.json, "print result records as JSON");
+  cmd->add_option("--out", args.out, "append result records (JSON lines) to this file");
+  return cmd;
+}
+
+int run_eval(const EvalArgs& a, const eval::EngineConfig& config) {
+  bool single = !a.task.empty() || !a.candidate.empty();
+  if (single == !a.batch.empty()) {
+    std::cerr << "kernelrl eval: give either --task and --candidate, or --batch FILE\n";
+    return kUsageError;
+  }
+  if (single && (a.task.empty() || a.candidate.empty())) {
+    std::cerr << "kernelrl eval: --task and --candidate go together\n";
+    return kUsageError;
+  }
+  auto engine = make_engine(config, a);
+  if (!engine) {
+    std::cerr << "kernelrl eval: could not start the engine: " << engine.error().message << "\n";
+    return kCouldNotEvaluate;
+  }
+  return single ? run_single(**engine, a) : run_batch(**engine, a);
+}
+
+}  // namespace kernelrl::cli
