@@ -25,7 +25,7 @@ inline constexpr int kCompilerNice = 10;
 inline constexpr const char* kNvtxOffDefines[] = {"-DCCCL_DISABLE_NVTX", "-DNVTX_DISABLE"};
 
 // Everything one build needs; references stay valid for the call.
-struct build_request {
+struct BuildRequest {
   const Toolchain& toolchain;
   const std::filesystem::path& cache_dir;
   const std::string& source;
@@ -36,22 +36,22 @@ struct build_request {
 };
 
 // A compiler run turned into a result, and whether a rerun would give the same answer.
-struct build_outcome {
+struct BuildOutcome {
   CompileResult result;   // status, message, log_excerpt (artifact not set)
   bool cacheable = false; // false for timeouts and resource kills
 };
 
 // Compiles a native or host candidate into <entry>/candidate.so (through a scratch folder).
-CompileResult build_library(const build_request& request);
+CompileResult build_library(const BuildRequest& request);
 
 // Runs a kernelbench candidate once so its load_inline extensions build into <entry>/extensions.
-CompileResult build_kernelbench(const build_request& request);
+CompileResult build_kernelbench(const BuildRequest& request);
 
 // Classifies a finished compiler run: TIMEOUT past the limit, COMPILE_ERROR on a non-zero exit or
 // a signal (message = first error line, excerpt = trimmed diagnostics), OK otherwise. `tool` names
 // the program in messages ("nvcc", "the C++ compiler"). The output must already name the candidate
 // by display_name (see clean_paths).
-build_outcome interpret_run(const common::Expected<common::RunResult>& run, const std::string& tool,
+BuildOutcome interpret_run(const common::Expected<common::RunResult>& run, const std::string& tool,
                             const CompileOptions& options, const std::string& display_name);
 
 // Compiler output with the source's scratch path replaced by display_name and any other path

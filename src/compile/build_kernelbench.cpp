@@ -37,14 +37,14 @@ constexpr const char* kPrebuildScript = "import runpy,sys; runpy.run_path(sys.ar
 constexpr std::size_t kTracebackLines = 12;
 
 // Holds an exclusive flock on a file for its lifetime.
-class entry_lock {
+class EntryLock {
  public:
-  explicit entry_lock(const fs::path& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600)) {}
-  ~entry_lock() {
+  explicit EntryLock(const fs::path& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600)) {}
+  ~EntryLock() {
     if (fd_ >= 0) ::close(fd_);  // closing releases the lock
   }
-  entry_lock(const entry_lock&) = delete;
-  entry_lock& operator=(const entry_lock&) = delete;
+  EntryLock(const EntryLock&) = delete;
+  EntryLock& operator=(const EntryLock&) = delete;
 
   // Polls until the lock is held or `deadline` passes.
   bool acquire(std::chrono::steady_clock::time_point deadline) {
@@ -131,7 +131,7 @@ std::optional<std::string> refused_extension(const fs::path& extensions, const s
 
 }  // namespace
 
-CompileResult build_kernelbench(const build_request& req) {
+CompileResult build_kernelbench(const BuildRequest& req) {
   const auto start = std::chrono::steady_clock::now();
   const Toolchain& tc = req.toolchain;
   const std::string arch_list = dotted_arch(req.options.cuda_arch);
@@ -148,7 +148,7 @@ CompileResult build_kernelbench(const build_request& req) {
   fs::create_directories(req.entry, ec);
   if (ec) return failure(Status::COMPILE_ERROR, req.entry.string() + ": cannot create: " + ec.message());
 
-  entry_lock lock(req.entry / ".lock");
+  EntryLock lock(req.entry / ".lock");
   // A concurrent builder of the same entry finishes within its own limit; allow for that, then ours.
   auto deadline = start + 2 * req.options.time_limit + std::chrono::seconds(10);
   if (!lock.acquire(deadline)) {
@@ -195,7 +195,7 @@ CompileResult build_kernelbench(const build_request& req) {
   (void)common::remove_tree(scratch);
   if (run) run->output = clean_paths(run->output, src, req.entry, req.display_name);
 
-  build_outcome outcome = interpret_run(run, "the kernelbench build (" + tc.python + ")", req.options, req.display_name);
+  BuildOutcome outcome = interpret_run(run, "the kernelbench build (" + tc.python + ")", req.options, req.display_name);
   CompileResult& result = outcome.result;
   if (run && result.status == Status::COMPILE_ERROR && run->term_signal == 0) {
     // The traceback's last lines, after the compiler errors of a failed load_inline if it has any.

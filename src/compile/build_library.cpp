@@ -95,7 +95,7 @@ CompileResult infrastructure_failure(const std::string& message) {
 
 }  // namespace
 
-CompileResult build_library(const build_request& req) {
+CompileResult build_library(const BuildRequest& req) {
   const auto start = std::chrono::steady_clock::now();
   const bool native = req.options.format == Format::NATIVE;
   const Toolchain& tc = req.toolchain;
@@ -159,7 +159,7 @@ CompileResult build_library(const build_request& req) {
   }
   if (run) run->output = clean_paths(run->output, src, *scratch, req.display_name);
 
-  build_outcome outcome = interpret_run(run, native ? "nvcc" : "the C++ compiler", req.options, req.display_name);
+  BuildOutcome outcome = interpret_run(run, native ? "nvcc" : "the C++ compiler", req.options, req.display_name);
   CompileResult& result = outcome.result;
   result.pipeline_note = pipeline_note;
   std::error_code ec;

@@ -39,7 +39,7 @@ CompileResult Compiler::compile(const std::string& source, const std::string& di
       return finish(std::move(*hit));
     }
   }
-  detail::build_request request{toolchain_, cache_dir_, source, display_name, options, key_text, entry};
+  detail::BuildRequest request{toolchain_, cache_dir_, source, display_name, options, key_text, entry};
   CompileResult built = options.format == common::Format::KERNELBENCH ? detail::build_kernelbench(request)
                                                                        : detail::build_library(request);
   built.key = key;

@@ -67,14 +67,14 @@ int split_location(std::string_view prefix, std::string& file) {
   return last;
 }
 
-diag_kind kind_of_word(std::string_view word) {
-  if (word == "error" || word == "fatal error" || word == "catastrophic error" || word == "fatal") return diag_kind::ERROR;
-  if (word == "warning") return diag_kind::WARNING;
-  return diag_kind::NOTE;  // note, remark, info
+DiagKind kind_of_word(std::string_view word) {
+  if (word == "error" || word == "fatal error" || word == "catastrophic error" || word == "fatal") return DiagKind::ERROR;
+  if (word == "warning") return DiagKind::WARNING;
+  return DiagKind::NOTE;  // note, remark, info
 }
 
 // "ptxas error   : text", "nvcc fatal   : text", "nvlink warning : text".
-bool classify_tool_line(std::string_view l, diag_line& d) {
+bool classify_tool_line(std::string_view l, DiagLine& d) {
   static constexpr std::array<std::string_view, 6> kTools{"ptxas", "nvcc", "nvlink", "fatbinary", "cicc", "cudafe++"};
   for (std::string_view tool : kTools) {
     if (!starts_with(l, tool) || l.size() <= tool.size() || l[tool.size()] != ' ') continue;
@@ -97,7 +97,7 @@ bool classify_tool_line(std::string_view l, diag_line& d) {
 }
 
 // nvcc front end: "path(LINE): error: text", "path(LINE): warning #177-D: text".
-bool classify_nvcc_line(std::string_view l, diag_line& d) {
+bool classify_nvcc_line(std::string_view l, DiagLine& d) {
   for (std::size_t p = l.find("): "); p != std::string_view::npos; p = l.find("): ", p + 1)) {
     std::size_t open = l.rfind('(', p);
     if (open == std::string_view::npos || open + 1 == p) continue;
@@ -126,7 +126,7 @@ bool classify_nvcc_line(std::string_view l, diag_line& d) {
 }
 
 // gcc/g++/collect2: "path:LINE:COL: error: text", "cc1plus: fatal error: text", "path:L:C:   required from".
-bool classify_gcc_line(std::string_view l, diag_line& d) {
+bool classify_gcc_line(std::string_view l, DiagLine& d) {
   static constexpr std::array<std::string_view, 4> kMarks{": fatal error: ", ": error: ", ": warning: ", ": note: "};
   std::size_t best = std::string_view::npos;
   std::string_view best_mark;
@@ -145,7 +145,7 @@ bool classify_gcc_line(std::string_view l, diag_line& d) {
   if (req != std::string_view::npos) {
     std::string file;
     if (split_location(l.substr(0, req), file) > 0) {
-      d.kind = diag_kind::OTHER;
+      d.kind = DiagKind::OTHER;
       d.file = file;
       d.text = std::string(l.substr(req + 4));
       return true;
@@ -156,18 +156,18 @@ bool classify_gcc_line(std::string_view l, diag_line& d) {
 
 }  // namespace
 
-diag_line classify_line(std::string_view l) {
-  diag_line d;
+DiagLine classify_line(std::string_view l) {
+  DiagLine d;
   if (l.empty() || l.front() == ' ' || l.front() == '\t') return d;
   if (l.find(" detected in the compilation of ") != std::string_view::npos || l == "compilation terminated." ||
       starts_with(l, "Remark: The warnings can be suppressed") || starts_with(l, "ninja: build stopped")) {
-    d.kind = diag_kind::SUMMARY;
+    d.kind = DiagKind::SUMMARY;
     return d;
   }
   if (classify_tool_line(l, d) || classify_nvcc_line(l, d) || classify_gcc_line(l, d)) return d;
   for (std::string_view phrase : {std::string_view("undefined reference to "), std::string_view("multiple definition of ")}) {
     if (std::size_t p = l.find(phrase); p != std::string_view::npos) {
-      d.kind = diag_kind::ERROR;
+      d.kind = DiagKind::ERROR;
       d.file = "ld";
       d.text = std::string(l.substr(p));
       return d;
@@ -177,7 +177,7 @@ diag_line classify_line(std::string_view l) {
                     (l.find(": In ") != std::string_view::npos || l.find(": At ") != std::string_view::npos);
   if (scope_line || starts_with(l, "In file included from ") || starts_with(l, "/usr/bin/ld: ") ||
       starts_with(l, "FAILED: ") || starts_with(l, "Traceback (most recent call last)")) {
-    d.kind = diag_kind::OTHER;
+    d.kind = DiagKind::OTHER;
   }
   return d;
 }
@@ -199,8 +199,8 @@ std::string replace_all(std::string text, std::string_view from, std::string_vie
 std::string first_error(const std::string& output, const std::string& scratch_path, const std::string& display_name) {
   const std::string text = replace_all(output, scratch_path, display_name);
   for (std::string_view l : split_lines(text)) {
-    diag_line d = classify_line(l);
-    if (d.kind != diag_kind::ERROR) continue;
+    DiagLine d = classify_line(l);
+    if (d.kind != DiagKind::ERROR) continue;
     std::string msg;
     if (d.line > 0) {
       msg = d.file + ":" + std::to_string(d.line) + ": error: " + d.text;
@@ -229,29 +229,29 @@ std::string traceback_tail(const std::string& output, std::size_t max_lines) {
 
 namespace {
 
-struct block {
-  detail::diag_kind kind;
+struct Block {
+  detail::DiagKind kind;
   std::vector<std::string> lines;
 };
 
-std::vector<block> parse_blocks(std::string_view text) {
-  std::vector<block> blocks;
+std::vector<Block> parse_blocks(std::string_view text) {
+  std::vector<Block> blocks;
   bool open = false;
   for (std::string_view l : detail::split_lines(text)) {
-    detail::diag_line d = detail::classify_line(l);
-    if (d.kind == detail::diag_kind::SUMMARY) {
+    detail::DiagLine d = detail::classify_line(l);
+    if (d.kind == detail::DiagKind::SUMMARY) {
       open = false;
-    } else if (d.kind != detail::diag_kind::CONTEXT) {
+    } else if (d.kind != detail::DiagKind::CONTEXT) {
       blocks.push_back({d.kind, {std::string(l)}});
       open = true;
     } else if (open) {
       blocks.back().lines.emplace_back(l);
     } else if (!l.empty()) {
-      blocks.push_back({detail::diag_kind::OTHER, {std::string(l)}});
+      blocks.push_back({detail::DiagKind::OTHER, {std::string(l)}});
       open = true;
     }
   }
-  for (block& b : blocks) {
+  for (Block& b : blocks) {
     while (b.lines.size() > 1 && b.lines.back().find_first_not_of(" \t") == std::string::npos) b.lines.pop_back();
   }
   return blocks;
@@ -272,14 +272,14 @@ std::string tail_of(std::string_view text, std::size_t max_chars) {
 
 std::string trim_diagnostics(const std::string& output, const std::string& scratch_path,
                              const std::string& display_name, int max_errors, std::size_t max_chars) {
-  using detail::diag_kind;
+  using detail::DiagKind;
   const std::string text = detail::replace_all(output, scratch_path, display_name);
-  std::vector<block> blocks = parse_blocks(text);
-  std::vector<const block*> selected;
+  std::vector<Block> blocks = parse_blocks(text);
+  std::vector<const Block*> selected;
   int n_errors = 0;
-  for (const block& b : blocks) n_errors += b.kind == diag_kind::ERROR;
-  for (const block& b : blocks) {
-    bool keep = n_errors > 0 ? b.kind == diag_kind::ERROR : b.kind == diag_kind::WARNING || b.kind == diag_kind::NOTE;
+  for (const Block& b : blocks) n_errors += b.kind == DiagKind::ERROR;
+  for (const Block& b : blocks) {
+    bool keep = n_errors > 0 ? b.kind == DiagKind::ERROR : b.kind == DiagKind::WARNING || b.kind == DiagKind::NOTE;
     if (keep) selected.push_back(&b);
   }
   if (selected.empty()) return tail_of(text, max_chars);  // nothing recognised: the end says most
@@ -290,7 +290,7 @@ std::string trim_diagnostics(const std::string& output, const std::string& scrat
   std::string out;
   int n_shown = 0;
   bool cut = false;
-  for (const block* b : selected) {
+  for (const Block* b : selected) {
     if (n_shown == max_errors) break;
     bool header_shown = false;
     for (const std::string& line : b->lines) {

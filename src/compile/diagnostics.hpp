@@ -9,7 +9,7 @@
 
 namespace kernelrl::compile::detail {
 
-enum class diag_kind {
+enum class DiagKind {
   ERROR,    // starts an error ("x.cu(3): error: ...", "x.cpp:3:5: error: ...", "ptxas error : ...")
   WARNING,  // starts a warning
   NOTE,     // starts a note, remark or info line
@@ -18,15 +18,15 @@ enum class diag_kind {
   CONTEXT,  // belongs to the block above (source line, caret, continuation)
 };
 
-struct diag_line {
-  diag_kind kind = diag_kind::CONTEXT;
+struct DiagLine {
+  DiagKind kind = DiagKind::CONTEXT;
   std::string file;  // as printed; empty for tool messages
   int line = 0;      // 0 when the message names no line
   std::string text;  // the message after "error:" / "warning:" ...
 };
 
 // Classifies one line of compiler output (no trailing newline).
-diag_line classify_line(std::string_view line);
+DiagLine classify_line(std::string_view line);
 
 // The first error in `output` as "name:LINE: error: text" (scratch_path replaced by display_name),
 // or an empty string when no line of the output is recognisably an error.

@@ -19,7 +19,7 @@ namespace kernelrl::compile {
 
 namespace {
 
-struct job {
+struct Job {
   std::string key;
   std::string source;
   std::string display_name;
@@ -46,7 +46,7 @@ struct CompilePool::Impl {
   const Compiler& compiler;
   std::mutex mutex;
   std::condition_variable ready;
-  std::deque<job> queue;
+  std::deque<Job> queue;
   std::unordered_map<std::string, std::shared_future<CompileResult>> in_flight;  // queued or compiling
   bool stopping = false;
   std::vector<std::thread> threads;
@@ -55,7 +55,7 @@ struct CompilePool::Impl {
 
   void work() {
     for (;;) {
-      job j;
+      Job j;
       {
         std::unique_lock lock(mutex);
         ready.wait(lock, [&] { return stopping || !queue.empty(); });
@@ -99,7 +99,7 @@ std::shared_future<CompileResult> CompilePool::submit(std::string source, std::s
   std::string key = request_key(source, options);
   std::lock_guard lock(impl_->mutex);
   if (auto it = impl_->in_flight.find(key); it != impl_->in_flight.end()) return it->second;
-  job j{key, std::move(source), std::move(display_name), std::move(options), {}};
+  Job j{key, std::move(source), std::move(display_name), std::move(options), {}};
   std::shared_future<CompileResult> future = j.promise.get_future().share();
   impl_->in_flight.emplace(std::move(key), future);
   impl_->queue.push_back(std::move(j));

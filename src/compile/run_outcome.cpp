@@ -56,9 +56,9 @@ bool ran_out_of_memory(const std::string& output) {
 
 }  // namespace
 
-build_outcome interpret_run(const common::Expected<common::RunResult>& run, const std::string& tool,
+BuildOutcome interpret_run(const common::Expected<common::RunResult>& run, const std::string& tool,
                             const CompileOptions& options, const std::string& display_name) {
-  build_outcome out;
+  BuildOutcome out;
   CompileResult& r = out.result;
   if (!run) {
     r.status = Status::COMPILE_ERROR;

@@ -162,11 +162,11 @@ TEST(compile_trim_diagnostics, UnrecognisedOutputKeepsTheTail) {
 }
 
 TEST(compile_classify_line, SourceLinesThatLookLikeErrorsAreContext) {
-  EXPECT_EQ(detail::classify_line("    5 |   printf(\"x.cpp:1:1: error: no\");").kind, detail::diag_kind::CONTEXT);
-  EXPECT_EQ(detail::classify_line("  puts(\"a.cu(3): error: b\");").kind, detail::diag_kind::CONTEXT);
-  EXPECT_EQ(detail::classify_line("3 errors detected in the compilation of \"a.cu\".").kind, detail::diag_kind::SUMMARY);
+  EXPECT_EQ(detail::classify_line("    5 |   printf(\"x.cpp:1:1: error: no\");").kind, detail::DiagKind::CONTEXT);
+  EXPECT_EQ(detail::classify_line("  puts(\"a.cu(3): error: b\");").kind, detail::DiagKind::CONTEXT);
+  EXPECT_EQ(detail::classify_line("3 errors detected in the compilation of \"a.cu\".").kind, detail::DiagKind::SUMMARY);
   EXPECT_EQ(detail::classify_line("a.cu(3): error: b").line, 3);
-  EXPECT_EQ(detail::classify_line("dir/a.cpp:12:7: note: declared here").kind, detail::diag_kind::NOTE);
+  EXPECT_EQ(detail::classify_line("dir/a.cpp:12:7: note: declared here").kind, detail::DiagKind::NOTE);
 }
 
 }  // namespace
