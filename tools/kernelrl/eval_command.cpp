@@ -8,15 +8,11 @@
 #include "common/progress.hpp"
 #include "eval/batch_file.hpp"
 #include "eval/render.hpp"
+#include "exit_codes.hpp"
 
 namespace kernelrl::cli {
 
 namespace {
-
-constexpr int kEvaluated = 0;
-constexpr int kExpectationFailed = 1;
-constexpr int kCouldNotEvaluate = 2;
-constexpr int kUsageError = 64;
 
 int run_single(eval::Engine& engine, const EvalArgs& a) {
   auto task = task_at_size(a.task, a.size);

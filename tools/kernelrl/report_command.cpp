@@ -10,13 +10,14 @@
 #include "metrics/report_text.hpp"
 #include "metrics/report_train.hpp"
 #include "metrics/report_train_html.hpp"
+#include "exit_codes.hpp"
 
 namespace kernelrl::cli {
 
 namespace {
 
-constexpr int kReported = 0;
-constexpr int kCouldNotReport = 2;
+constexpr int kReported = kEvaluated;
+constexpr int kCouldNotReport = kCouldNotEvaluate;
 
 }  // namespace
 

@@ -6,15 +6,15 @@
 #include "rollout/runner.hpp"
 #if KERNELRL_HAVE_HTTP_POLICY
 #include "rollout/http_policy.hpp"
+#include "exit_codes.hpp"
 #endif
 
 namespace kernelrl::cli {
 
 namespace {
 
-[[maybe_unused]] constexpr int kRan = 0;
-constexpr int kCouldNotRun = 2;
-[[maybe_unused]] constexpr int kUsageError = 64;
+[[maybe_unused]] constexpr int kRan = kEvaluated;
+constexpr int kCouldNotRun = kCouldNotEvaluate;
 
 }  // namespace
 
@@ -35,17 +35,7 @@ CLI::App* add_rollout_command(CLI::App& app, RolloutArgs& args) {
   cmd->add_option("--max-policy-failures", c.max_policy_failures,
                   "consecutive turns without a policy response (after retries) that stop the run")
       ->capture_default_str();
-  cmd->add_option("--w-correct", c.score.w_correct, "score of a correct kernel on top of its speedup")->capture_default_str();
-  cmd->add_option("--gamma", c.returns.gamma, "discount per later turn in a turn's return")->capture_default_str();
-  cmd->add_option("--return", args.return_kind, "sum or max of discounted later scores")
-      ->check(CLI::IsMember({"sum", "max"}))->capture_default_str();
-  cmd->add_option("--advantage", args.advantage_kind, "advantage normalisation")
-      ->check(CLI::IsMember({"grpo_task", "grpo_per_turn", "leave_one_out_turn"}))->capture_default_str();
-  cmd->add_option("--advantage-std", args.advantage_std,
-                  "GRPO advantages: divide by the group's standard deviation (off: Dr. GRPO, mean subtraction only)")
-      ->check(CLI::IsMember({"on", "off"}))->capture_default_str();
-  cmd->add_option("--speedup-cap", args.speedup_cap, "clip the score's speedup term at this value (0: no cap)")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  add_credit_options(cmd, c, args.credit);
   cmd->add_option("--prompts", c.templates_dir, "prompt templates folder (default: the source tree's prompts/)");
   cmd->add_option("--example", c.example_file, "one-shot example answer (default: examples/vector_add/ for the format)");
   cmd->add_option("--gpu-name", c.prompt.gpu, "GPU named in the native and kernelbench prompts")->capture_default_str();
@@ -69,10 +59,7 @@ int run_rollout(RolloutArgs r, const eval::EngineConfig& engine_config, const Ev
 #if KERNELRL_HAVE_HTTP_POLICY
   r.config.format = *common::parse_format(r.format);  // the option checks allow only valid names
   r.config.strategy = *rollout::parse_strategy(r.strategy);
-  r.config.returns.kind = r.return_kind == "max" ? rl::ReturnKind::DISCOUNTED_MAX : rl::ReturnKind::DISCOUNTED_SUM;
-  r.config.advantage.kind = *rl::parse_advantage_kind(r.advantage_kind);
-  r.config.advantage.divide_by_std = r.advantage_std == "on";
-  if (r.speedup_cap > 0) r.config.score.speedup_cap = r.speedup_cap;
+  apply_credit_options(r.credit, r.config);
   if (auto checked = rollout::resolve(r.config); !checked) {  // before the engine takes seconds to start
     std::cerr << "kernelrl rollout: " << checked.error().message << "\n";
     return kUsageError;

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "credit_options.hpp"
 #include "engine_options.hpp"
 #include "eval/engine.hpp"
 #include "rollout/rollout_config.hpp"
@@ -15,8 +16,8 @@ namespace kernelrl::cli {
 
 struct RolloutArgs {
   rollout::RolloutConfig config;
-  std::string format = "native", strategy = "mxn", return_kind = "sum", advantage_kind = "grpo_task", advantage_std = "on";
-  double speedup_cap = 0;  // 0: none
+  std::string format = "native", strategy = "mxn";
+  CreditArgs credit;
   // The policy server (policy::ChatClientConfig, which exists only with cpp-httplib).
   std::string base_url = "http://127.0.0.1:8000/v1", model, api_key_env = "OPENAI_API_KEY";
   double temperature = 0.9, top_p = 1.0;

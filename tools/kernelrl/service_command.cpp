@@ -15,14 +15,14 @@
 #include "service/front.hpp"
 #include "service/slots.hpp"
 #include "service/worker_loop.hpp"
+#include "exit_codes.hpp"
 #endif
 
 namespace kernelrl::cli {
 
 namespace {
 
-constexpr int kCouldNotStart = 2;
-constexpr int kUsageError = 64;
+constexpr int kCouldNotStart = kCouldNotEvaluate;
 
 std::atomic<bool> g_stop{false};
 

@@ -8,15 +8,11 @@
 #include "common/progress.hpp"
 #include "eval/render.hpp"
 #include "eval/task_check.hpp"
+#include "exit_codes.hpp"
 
 namespace kernelrl::cli {
 
 namespace {
-
-constexpr int kEvaluated = 0;
-constexpr int kExpectationFailed = 1;
-constexpr int kCouldNotEvaluate = 2;
-constexpr int kUsageError = 64;
 
 int run_show(const TasksArgs& args, const eval::EngineConfig& config, const EvalArgs& a) {
   auto engine = make_engine(config, a);

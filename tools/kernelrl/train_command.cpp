@@ -32,17 +32,7 @@ CLI::App* add_train_command(CLI::App& app, TrainArgs& args) {
       ->check(CLI::IsMember({"native", "host", "kernelbench"}))->capture_default_str();
   cmd->add_option("--reward", c.reward, "kernel (the engine's score) or format (docs/train.md: a simpler stand-in)")
       ->check(CLI::IsMember({"kernel", "format"}))->capture_default_str();
-  cmd->add_option("--w-correct", c.rollout.score.w_correct, "score of a correct kernel on top of its speedup")->capture_default_str();
-  cmd->add_option("--gamma", c.rollout.returns.gamma, "discount per later turn")->capture_default_str();
-  cmd->add_option("--return", args.return_kind, "sum or max of discounted later scores")
-      ->check(CLI::IsMember({"sum", "max"}))->capture_default_str();
-  cmd->add_option("--advantage", args.advantage_kind, "advantage normalisation")
-      ->check(CLI::IsMember({"grpo_task", "grpo_per_turn", "leave_one_out_turn"}))->capture_default_str();
-  cmd->add_option("--advantage-std", args.advantage_std,
-                  "GRPO advantages: divide by the group's standard deviation (off: Dr. GRPO, mean subtraction only)")
-      ->check(CLI::IsMember({"on", "off"}))->capture_default_str();
-  cmd->add_option("--speedup-cap", args.speedup_cap, "clip the score's speedup term at this value (0: no cap)")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  add_credit_options(cmd, c.rollout, args.credit);
   cmd->add_option("--lr", c.lr, "AdamW learning rate")->capture_default_str();
   cmd->add_option("--weight-decay", c.weight_decay, "AdamW weight decay")->capture_default_str();
   cmd->add_option("--temperature", c.policy.sampling.temperature, "sampling temperature")->capture_default_str();
@@ -84,10 +74,7 @@ int run_train(TrainArgs& args,
   common::install_crash_report();  // a crash in a long run on a remote machine says where
   auto& c = args.config;
   c.rollout.format = *common::parse_format(args.format);  // the option checks allow only valid names
-  c.rollout.returns.kind = args.return_kind == "max" ? rl::ReturnKind::DISCOUNTED_MAX : rl::ReturnKind::DISCOUNTED_SUM;
-  c.rollout.advantage.kind = *rl::parse_advantage_kind(args.advantage_kind);
-  c.rollout.advantage.divide_by_std = args.advantage_std == "on";
-  if (args.speedup_cap > 0) c.rollout.score.speedup_cap = args.speedup_cap;
+  apply_credit_options(args.credit, c.rollout);
   c.activation_checkpointing = !args.no_checkpointing;
   if (c.update.grpo.max_response_tokens <= 0) c.update.grpo.max_response_tokens = c.policy.sampling.max_new_tokens;
   c.rollout.out_dir = c.run_dir / "steps";  // each step's rollout gets its own folder under it

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "credit_options.hpp"
 #include "eval/engine.hpp"
 #include "rollout/evaluator.hpp"
 #include "train/trainer.hpp"
@@ -14,8 +15,8 @@ namespace kernelrl::cli {
 
 struct TrainArgs {
   train::TrainConfig config;
-  std::string format = "native", advantage_kind = "grpo_task", return_kind = "sum", advantage_std = "on";
-  double speedup_cap = 0;  // 0: none
+  std::string format = "native";
+  CreditArgs credit;
   bool no_checkpointing = false;
 };
 
