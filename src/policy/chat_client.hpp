@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/expected.hpp"
+#include "common/message.hpp"
 
 namespace kernelrl::policy {
 
@@ -37,10 +38,7 @@ struct ChatClientConfig {
   double backoff_max_s = 30;                          // longest wait between attempts
 };
 
-struct ChatMessage {
-  std::string role;     // "system", "user", "assistant"
-  std::string content;
-};
+using ChatMessage = common::Message;  // common/message.hpp
 
 struct TokenLogprob {
   std::string token;

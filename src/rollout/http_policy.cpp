@@ -25,10 +25,7 @@ common::Expected<std::unique_ptr<HttpPolicy>> HttpPolicy::create(policy::ChatCli
 }
 
 common::Expected<PolicyResponse> HttpPolicy::generate(const std::vector<Message>& messages) {
-  std::vector<policy::ChatMessage> chat;
-  chat.reserve(messages.size());
-  for (const auto& m : messages) chat.push_back({m.role, m.content});
-  auto reply = client_->complete(chat);
+  auto reply = client_->complete(messages);
   if (!reply) return reply.error();
   PolicyResponse r;
   r.content = std::move(reply->content);

@@ -10,14 +10,12 @@
 #include <string_view>
 
 #include "common/expected.hpp"
+#include "common/message.hpp"
 #include "tokenizer/tokenizer.hpp"
 
 namespace kernelrl::tokenizer {
 
-struct ChatMessage {
-  std::string role;     // "system", "user", "assistant"
-  std::string content;
-};
+using ChatMessage = common::Message;  // common/message.hpp
 
 enum class ChatTemplateFamily {
   CHATML,

@@ -13,11 +13,4 @@ bool is_degenerate(const trajectory::TurnRecord& turn) {
          turn.response.finish_reason == "length";
 }
 
-std::vector<tokenizer::ChatMessage> chat_messages(const std::vector<trajectory::Message>& messages) {
-  std::vector<tokenizer::ChatMessage> out;
-  out.reserve(messages.size());
-  for (const auto& m : messages) out.push_back({m.role, m.content});
-  return out;
-}
-
 }  // namespace kernelrl::train

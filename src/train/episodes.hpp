@@ -6,7 +6,6 @@
 
 #include <vector>
 
-#include "tokenizer/chat_template.hpp"
 #include "trajectory/record.hpp"
 
 namespace kernelrl::train {
@@ -18,8 +17,5 @@ bool is_degenerate(const trajectory::TurnRecord& turn);
 
 // The prompt did not fit the policy's context: no response, no score, no advantage.
 bool is_unanswered(const trajectory::TurnRecord& turn);
-
-// The prompt as the tokenizer's chat template takes it.
-std::vector<tokenizer::ChatMessage> chat_messages(const std::vector<trajectory::Message>& messages);
 
 }  // namespace kernelrl::train

@@ -30,8 +30,7 @@ LocalPolicy::~LocalPolicy() {
 
 common::Expected<rollout::PolicyResponse> LocalPolicy::generate(const std::vector<rollout::Message>& messages) {
   Request request;
-  const auto chat = chat_messages(messages);
-  request.prompt = policy_.prompt_ids(chat);
+  request.prompt = policy_.prompt_ids(messages);
   const std::int64_t room = policy_.model->config().max_position - sampling_.max_new_tokens;
   if (static_cast<std::int64_t>(request.prompt.size()) > room) {  // the runner's token budget keeps prompts below
     return common::make_error("the prompt has " + std::to_string(request.prompt.size()) + " tokens; with " +
@@ -118,7 +117,7 @@ std::optional<rollout::TokenBudget> LocalPolicy::token_budget() const {
   const std::int64_t room = policy_.model->config().max_position - sampling_.max_new_tokens;
   return rollout::TokenBudget{static_cast<std::size_t>(std::max<std::int64_t>(room, 0)),
                               [this](const std::vector<rollout::Message>& messages) {
-                                return policy_.prompt_ids(chat_messages(messages)).size();
+                                return policy_.prompt_ids(messages).size();
                               }};
 }
 

@@ -144,9 +144,8 @@ common::Expected<SftSummary> run_sft(const SftConfig& config) {
   std::vector<SftPair> kept;
   std::int64_t longest = 0;
   for (auto& p : *pairs) {
-    const auto messages = chat_messages(p.prompt);
     TrainingSample s;
-    s.prompt = policy->prompt_ids(messages);
+    s.prompt = policy->prompt_ids(p.prompt);
     for (auto id : policy->tokenizer.encode(p.answer, /*allow_special=*/false)) s.response.push_back(id);
     s.response.push_back(*end_of_turn);
     s.advantage = 1.0;

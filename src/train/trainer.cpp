@@ -305,7 +305,7 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
     std::vector<TrainingSample> samples;
     for (const auto& e : episodes) {
       if (!e.advantage || !e.response.token_ids || e.response.token_ids->empty()) continue;
-      samples.push_back({policy->prompt_ids(chat_messages(e.messages)), *e.response.token_ids, *e.advantage,
+      samples.push_back({policy->prompt_ids(e.messages), *e.response.token_ids, *e.advantage,
                          e.response.logprobs.value_or(std::vector<double>{})});
     }
     std::fprintf(stderr, "step %d/%d: rollout done in %.1f s; updating on %zu samples\n", step + 1, config.n_steps,

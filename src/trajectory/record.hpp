@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/expected.hpp"
+#include "common/message.hpp"
 
 namespace kernelrl::trajectory {
 
@@ -24,11 +25,8 @@ struct TurnRef {
   friend bool operator==(const TurnRef&, const TurnRef&) = default;
 };
 
-// One message of a prompt.
-struct Message {
-  std::string role;  // "system" or "user"
-  std::string content;
-};
+// One message of a prompt (common/message.hpp).
+using Message = common::Message;
 
 // What the policy answered.
 struct Response {
