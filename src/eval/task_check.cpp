@@ -13,27 +13,6 @@ namespace kernelrl::eval {
 
 namespace fs = std::filesystem;
 
-common::Expected<std::vector<fs::path>> find_task_files(const fs::path& dir) {
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return common::make_error(dir.string() + ": no such folder");
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::recursive_directory_iterator(dir, ec)) {
-    const auto name = entry.path().filename().string();
-    if (entry.is_regular_file() && entry.path().extension() == ".py" && name.rfind("_", 0) != 0) {
-      files.push_back(entry.path());
-    }
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-std::vector<fs::path> evenly_spaced(const std::vector<fs::path>& files, std::size_t n) {
-  if (n >= files.size() || n == 0) return files;
-  std::vector<fs::path> picked;
-  for (std::size_t i = 0; i < n; ++i) picked.push_back(files[n == 1 ? 0 : i * (files.size() - 1) / (n - 1)]);
-  return picked;
-}
-
 TaskCheckRow check_task(Engine& engine, const fs::path& task, const TaskCheckConfig& config) {
   TaskCheckRow row;
   row.task = task.string();

@@ -28,11 +28,6 @@ struct TaskCheckRow {
   std::vector<std::string> problems;  // why it fails, one reason each
 };
 
-// The task files (*.py, sorted) below `dir`; an Error names a missing folder.
-common::Expected<std::vector<std::filesystem::path>> find_task_files(const std::filesystem::path& dir);
-
-// `n` of `files` (all when n >= their number), evenly spaced, first and last included.
-std::vector<std::filesystem::path> evenly_spaced(const std::vector<std::filesystem::path>& files, std::size_t n);
 
 // Checks one task. A task that cannot even load is a failing row, not an Error.
 TaskCheckRow check_task(Engine& engine, const std::filesystem::path& task, const TaskCheckConfig& config);

@@ -15,7 +15,7 @@
 #include "common/progress.hpp"
 #include "rollout/credit.hpp"
 #include "rollout/run_dir.hpp"
-#include "rollout/task_set.hpp"
+#include "task/selection.hpp"
 #include "rollout/finished_turn.hpp"
 #include "rollout/turn_step.hpp"
 #include "rollout/unit_queue.hpp"
@@ -32,7 +32,7 @@ using trajectory::TurnRecord;
 namespace {
 
 struct TaskState {
-  RolloutTask task;
+  task::SelectedTask task;
   std::vector<std::vector<std::optional<FinishedTurn>>> turns;    // [trajectory][turn - 1]
   std::vector<std::vector<std::optional<TurnRef>>> planned_parent;  // beam: parent of each turn once planned
   int round = 1;            // beam: the round (turn) being run
@@ -44,7 +44,7 @@ struct TaskState {
 class RunState {
  public:
   RunState(const RolloutConfig& config, const PromptTemplates& templates, Policy& policy, Evaluator& evaluator,
-           std::optional<TokenBudget> token_budget, trajectory::TrajectoryLog& log, std::vector<RolloutTask> tasks,
+           std::optional<TokenBudget> token_budget, trajectory::TrajectoryLog& log, std::vector<task::SelectedTask> tasks,
            std::vector<TurnRecord>* kept)
       : config_(config), context_{config, templates, policy, evaluator, std::move(token_budget)}, log_(log), kept_(kept) {
     for (auto& task : tasks) {
@@ -303,7 +303,7 @@ RolloutRunner::RolloutRunner(RolloutConfig config, Policy& policy, Evaluator& ev
 Expected<RolloutSummary> RolloutRunner::run(std::vector<TurnRecord>* records) {
   auto config = resolve(config_);
   if (!config) return config.error();
-  auto tasks = load_tasks(config->tasks, config->split, config->task_size);
+  auto tasks = task::select_tasks(config->tasks, config->split, config->task_size);
   if (!tasks) return tasks.error();
   auto templates = load_templates(config->templates_dir, config->format, config->example_file);
   if (!templates) return templates.error();

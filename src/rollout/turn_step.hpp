@@ -10,7 +10,7 @@
 #include "rollout/policy.hpp"
 #include "rollout/prompt.hpp"
 #include "rollout/rollout_config.hpp"
-#include "rollout/task_set.hpp"
+#include "task/selection.hpp"
 #include "rollout/finished_turn.hpp"
 #include "trajectory/record.hpp"
 
@@ -30,7 +30,7 @@ struct TurnContext {
 common::Expected<std::optional<TokenBudget>> token_budget(const PromptConfig& config, const Policy& policy);
 
 struct TurnInput {
-  const RolloutTask& task;
+  const task::SelectedTask& task;
   int trajectory = 0;
   int turn = 1;
   std::optional<TurnRef> parent;  // recorded for beam search

@@ -3,7 +3,7 @@
 #include <map>
 
 #include "common/fs.hpp"
-#include "eval/task_check.hpp"
+#include "task/selection.hpp"
 #include "task/manifest.hpp"
 
 namespace kernelrl::service {
@@ -84,7 +84,7 @@ common::Expected<ResolvedTask> TaskSets::resolve(const std::string& path, const 
 common::Expected<nlohmann::json> TaskSets::listing() const {
   nlohmann::json sets = nlohmann::json::array();
   for (const auto& s : sets_) {
-    auto files = eval::find_task_files(s.dir);
+    auto files = task::find_task_files(s.dir);
     if (!files) return files.error();
     std::map<fs::path, std::vector<task::ManifestEntry>> manifests;  // one read per folder
     nlohmann::json tasks = nlohmann::json::array();

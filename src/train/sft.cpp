@@ -12,7 +12,7 @@
 
 #include "common/fs.hpp"
 #include "common/provenance.hpp"
-#include "rollout/task_set.hpp"
+#include "task/selection.hpp"
 #include "train/episodes.hpp"
 #include "train/policy_model.hpp"
 #include "train/update.hpp"
@@ -85,7 +85,7 @@ fs::path solution_path(const fs::path& solutions_dir, const std::string& task_id
 
 common::Expected<std::vector<SftPair>> make_sft_pairs(const rollout::RolloutConfig& config, const fs::path& solutions_dir,
                                                       int* n_missing) {
-  auto tasks = rollout::load_tasks(config.tasks, config.split, config.task_size);
+  auto tasks = task::select_tasks(config.tasks, config.split, config.task_size);
   if (!tasks) return tasks.error();
   auto templates = rollout::load_templates(config.templates_dir, config.format, config.example_file);
   if (!templates) return templates.error();

@@ -13,7 +13,7 @@
 #include "common/fs.hpp"
 #include "rollout/run_dir.hpp"
 #include "rollout/runner.hpp"
-#include "rollout/task_set.hpp"
+#include "task/selection.hpp"
 #include "train/episodes.hpp"
 #include "train/format_reward.hpp"
 #include "weights/checkpoint.hpp"
@@ -53,7 +53,7 @@ std::string step_name(int step) {
 }
 
 // The tasks of step `step`: the task list in a seeded order, reshuffled every pass over it.
-std::vector<fs::path> tasks_of_step(const std::vector<rollout::RolloutTask>& tasks, int per_step, int step,
+std::vector<fs::path> tasks_of_step(const std::vector<task::SelectedTask>& tasks, int per_step, int step,
                                     std::uint64_t seed) {
   std::vector<fs::path> out;
   const std::size_t n = tasks.size();
@@ -186,7 +186,7 @@ common::Fallible append_log_line(const fs::path& run_dir, const json& line) {
 // The held-out evaluation of the policy after `steps_done` steps (train/heldout.hpp): a rollout of
 // the held-out tasks into RUN/heldout/step-NNNNN/ (resumed like any rollout when a killed run
 // comes back to it), with the held-out seed, whatever the step.
-common::Expected<json> evaluate_heldout(const TrainConfig& c, const std::vector<rollout::RolloutTask>& tasks,
+common::Expected<json> evaluate_heldout(const TrainConfig& c, const std::vector<task::SelectedTask>& tasks,
                                         LocalPolicy& sampler, rollout::Evaluator& scorer, int steps_done) {
   rollout::RolloutConfig rc = c.rollout;
   rc.tasks.clear();
@@ -219,15 +219,15 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
   if (config.reward == "kernel" && evaluator == nullptr) return make_error("reward 'kernel' needs the engine");
   // The task files as given: each step's rollout sizes them (--size) itself. Sized once here too,
   // so that a task lacking the size is named before the model loads.
-  if (auto sized = rollout::load_tasks(config.rollout.tasks, config.rollout.split, config.rollout.task_size); !sized) {
+  if (auto sized = task::select_tasks(config.rollout.tasks, config.rollout.split, config.rollout.task_size); !sized) {
     return sized.error();
   }
-  auto tasks = rollout::load_tasks(config.rollout.tasks, config.rollout.split, "full");
+  auto tasks = task::select_tasks(config.rollout.tasks, config.rollout.split, "full");
   if (!tasks) return tasks.error();
-  std::vector<rollout::RolloutTask> heldout_tasks;
+  std::vector<task::SelectedTask> heldout_tasks;
   if (config.heldout.enabled()) {
-    auto loaded = rollout::load_tasks(config.rollout.tasks, config.heldout.split, config.rollout.task_size);
-    if (loaded) loaded = rollout::load_tasks(config.rollout.tasks, config.heldout.split, "full");
+    auto loaded = task::select_tasks(config.rollout.tasks, config.heldout.split, config.rollout.task_size);
+    if (loaded) loaded = task::select_tasks(config.rollout.tasks, config.heldout.split, "full");
     if (!loaded) return make_error("--heldout-split " + config.heldout.split + ": " + loaded.error().message);
     heldout_tasks = std::move(*loaded);
   }

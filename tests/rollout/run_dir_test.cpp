@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "rollout/rollout_config.hpp"
+
 #include "rollout_test_util.hpp"
 
 namespace kernelrl::rollout {
@@ -74,6 +76,27 @@ TEST(RolloutRunDir, CandidatesAreFiledByTaskTrajectoryAndTurn) {
   EXPECT_EQ(candidate_path("runs/a", common::Format::NATIVE, "001_matmul", 3, 2), "runs/a/candidates/001_matmul/t3_turn2.cu");
   EXPECT_EQ(candidate_path("runs/a", common::Format::HOST, "x", 0, 1), "runs/a/candidates/x/t0_turn1.cpp");
   EXPECT_EQ(candidate_path("runs/a", common::Format::KERNELBENCH, "x", 0, 1), "runs/a/candidates/x/t0_turn1.py");
+}
+
+// The strategy fixes the shape (parallel m x 1, serial 1 x n, beam width dividing m).
+TEST(RolloutConfigShape, StrategiesFixTheShape) {
+  RolloutConfig c;
+  c.tasks = {"t.py"};
+  c.out_dir = "run";
+  c.n_trajectories = 8;
+  c.n_turns = 4;
+  c.strategy = Strategy::PARALLEL;
+  EXPECT_EQ(resolve(c)->n_turns, 1);
+  c.strategy = Strategy::SERIAL;
+  EXPECT_EQ(resolve(c)->n_trajectories, 1);
+  c.strategy = Strategy::BEAM;
+  c.beam_width = 3;
+  auto bad = resolve(c);
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("beam width 3"), std::string::npos) << bad.error().message;
+  c.beam_width = 2;
+  EXPECT_TRUE(resolve(c));
+  EXPECT_FALSE(parse_strategy("greedy"));
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 
 #include "rollout/prompt.hpp"
 #include "rollout/rollout_config.hpp"
-#include "rollout/task_set.hpp"
+#include "task/selection.hpp"
 #include "train/policy_model.hpp"
 
 namespace kernelrl::train {
@@ -21,7 +21,7 @@ TEST(TaskPrompts, EveryTaskPromptTokenizesAndFitsTheDefaultModel) {
   auto templates = rollout::load_templates(kSource / "prompts", common::Format::NATIVE,
                                            rollout::default_example_file(common::Format::NATIVE));
   ASSERT_TRUE(templates) << templates.error().message;
-  auto tasks = rollout::load_tasks({kSource / "tasks"}, "all");
+  auto tasks = task::select_tasks({kSource / "tasks"}, "all");
   ASSERT_TRUE(tasks) << tasks.error().message;
   std::size_t longest = 0;
   for (const auto& task : *tasks) {

@@ -9,6 +9,7 @@
 #include "eval/render.hpp"
 #include "eval/task_check.hpp"
 #include "exit_codes.hpp"
+#include "task/selection.hpp"
 
 namespace kernelrl::cli {
 
@@ -43,12 +44,12 @@ int run_show(const TasksArgs& args, const eval::EngineConfig& config, const Eval
 }
 
 int run_check(const TasksArgs& args, const eval::EngineConfig& config, const EvalArgs& a) {
-  auto files = eval::find_task_files(args.check_dir);
+  auto files = task::find_task_files(args.check_dir);
   if (!files) {
     std::cerr << "kernelrl tasks check: " << files.error().message << "\n";
     return kCouldNotEvaluate;
   }
-  if (args.check_sample > 0) *files = eval::evenly_spaced(*files, args.check_sample);
+  if (args.check_sample > 0) *files = task::evenly_spaced(*files, args.check_sample);
   std::map<std::string, std::string> shipped;  // sized copy -> the task as found, for the rows
   for (auto& file : *files) {
     auto sized = task_at_size(file, a.size);
