@@ -4,17 +4,14 @@
 #include <map>
 #include <sstream>
 
+#include "common/format.hpp"
 #include "common/table.hpp"
 
 namespace kernelrl::eval {
 
-namespace {
+using common::format_fixed;
 
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
+namespace {
 
 std::string shape_text(const std::vector<std::int64_t>& shape) {
   std::string s = "[";
@@ -23,7 +20,7 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
 }
 
 std::string spread(const TimingSummary& t) {
-  return fixed(t.median_us, 1) + " us (p10 " + fixed(t.p10_us, 1) + ", p90 " + fixed(t.p90_us, 1) + ", n " +
+  return format_fixed(t.median_us, 1) + " us (p10 " + format_fixed(t.p10_us, 1) + ", p90 " + format_fixed(t.p90_us, 1) + ", n " +
          std::to_string(t.n) + ")";
 }
 
@@ -35,10 +32,10 @@ std::string render_result(const EvalResult& r) {
   s << "task       " << r.task << "\ncandidate  " << r.candidate << " [" << r.format << ", " << r.device << "]\n";
   if (r.runtime.n > 0) s << "runtime    " << spread(r.runtime) << "\n";
   if (r.ref_runtime.n > 0) s << "reference  " << spread(r.ref_runtime) << "\n";
-  if (r.correct && r.speedup > 0) s << "speedup    " << fixed(r.speedup, 3) << "x\n";
+  if (r.correct && r.speedup > 0) s << "speedup    " << format_fixed(r.speedup, 3) << "x\n";
   if (r.sol_us > 0) {
-    s << "sol        " << fixed(r.sol_us, 1) << " us (speed of light on this GPU)";
-    if (r.sol_fraction > 0) s << ", candidate at " << fixed(100 * r.sol_fraction, 1) << "% of it";
+    s << "sol        " << format_fixed(r.sol_us, 1) << " us (speed of light on this GPU)";
+    if (r.sol_fraction > 0) s << ", candidate at " << format_fixed(100 * r.sol_fraction, 1) << "% of it";
     s << "\n";
   }
   if (!r.error.message.empty()) s << "error      " << r.error.message << "\n";
@@ -46,7 +43,7 @@ std::string render_result(const EvalResult& r) {
   if (!r.error.stderr_tail.empty()) s << "candidate output (tail):\n" << r.error.stderr_tail << "\n";
   s << "phases_ms ";
   for (const auto& [k, v] : r.phases_ms) {
-    if (k.find('.') == std::string::npos) s << " " << k << "=" << fixed(v, 1);  // steps inside phases: --json
+    if (k.find('.') == std::string::npos) s << " " << k << "=" << format_fixed(v, 1);  // steps inside phases: --json
   }
   s << (r.cache_hit ? "  (compile cache hit)" : "") << "\n";
   return s.str();
@@ -67,9 +64,9 @@ std::string render_summary(const std::vector<std::string>& labels,
     ++counts[std::string(common::to_string(r->status))];
     auto compile_ms = r->phases_ms.count("compile") ? r->phases_ms.at("compile") : 0.0;
     table.add_row({labels[i], r->format, std::string(common::to_string(r->status)),
-                   r->runtime.n ? fixed(r->runtime_us, 1) : "-", r->ref_runtime.n ? fixed(r->ref_runtime_us, 1) : "-",
-                   r->correct && r->speedup > 0 ? fixed(r->speedup, 2) + "x" : "-",
-                   fixed(compile_ms, 0) + (r->cache_hit ? " (hit)" : "")});
+                   r->runtime.n ? format_fixed(r->runtime_us, 1) : "-", r->ref_runtime.n ? format_fixed(r->ref_runtime_us, 1) : "-",
+                   r->correct && r->speedup > 0 ? format_fixed(r->speedup, 2) + "x" : "-",
+                   format_fixed(compile_ms, 0) + (r->cache_hit ? " (hit)" : "")});
   }
   std::ostringstream s;
   s << table.render();
@@ -99,10 +96,10 @@ std::string render_task_info(const std::string& task_path, const TaskInfo& info)
     s << "\n";
   }
   if (info.ref_runtime.n > 0) s << "eager reference: " << spread(info.ref_runtime) << "\n";
-  if (info.sol_us > 0) s << "speed of light:  " << fixed(info.sol_us, 1) << " us on this GPU (task manifest)\n";
+  if (info.sol_us > 0) s << "speed of light:  " << format_fixed(info.sol_us, 1) << " us on this GPU (task manifest)\n";
   if (info.manifest) {
     s << "manifest:        level " << info.manifest->level << ", " << info.manifest->split << ", "
-      << fixed(info.manifest->flops / 1e9, 2) << " GFLOP, " << fixed(info.manifest->min_bytes / 1e6, 1) << " MB\n";
+      << format_fixed(info.manifest->flops / 1e9, 2) << " GFLOP, " << format_fixed(info.manifest->min_bytes / 1e6, 1) << " MB\n";
   }
   return s.str();
 }

@@ -6,11 +6,14 @@
 #include <cstdio>
 #include <map>
 
+#include "common/format.hpp"
 #include "common/fs.hpp"
 #include "metrics/report_json.hpp"
 #include "metrics/report_tables.hpp"
 
 namespace kernelrl::metrics {
+
+using common::format_fixed;
 
 namespace {
 
@@ -55,12 +58,6 @@ new Chart(document.getElementById('chart-fast-p'), {type: 'bar',
   options: {animation: false, scales: {y: {beginAtZero: true, max: 1, title: {display: true, text: 'fraction of tasks'}}}}});
 )js";
 
-std::string fixed(double v, int digits) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
 // Per task, per trajectory: every turn's status, score, speedup, feedback and code (folded).
 std::string drill_down(const std::vector<TurnRecord>& turns) {
   std::map<std::string, std::map<int, std::vector<const TurnRecord*>>> by_task;
@@ -75,7 +72,7 @@ std::string drill_down(const std::vector<TurnRecord>& turns) {
              "<tr><th>turn</th><th>status</th><th>score</th><th>speedup</th><th>feedback</th></tr>\n";
       for (const TurnRecord* t : list) {
         out += "<tr><td>" + std::to_string(t->turn) + "</td><td>" + escape_html(t->status()) + "</td><td>" +
-               fixed(t->score, 3) + "</td><td>" + (t->speedup ? fixed(*t->speedup, 2) + "x" : "-") +
+               format_fixed(t->score, 3) + "</td><td>" + (t->speedup ? format_fixed(*t->speedup, 2) + "x" : "-") +
                "</td><td class=\"feedback\">" + escape_html(t->feedback()) + "</td></tr>\n";
         if (t->code && !t->code->empty()) {
           out += "<tr><td></td><td colspan=\"4\"><details><summary>code, turn " + std::to_string(t->turn) +

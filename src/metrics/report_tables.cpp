@@ -1,4 +1,5 @@
 // Cells of the report tables. A k that some group lacks (too few trajectories) shows as "-".
+#include "common/format.hpp"
 #include "metrics/report_tables.hpp"
 
 #include <algorithm>
@@ -8,12 +9,6 @@
 namespace kernelrl::metrics {
 
 namespace {
-
-std::string format_fixed(double value, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
-  return buf;
-}
 
 std::vector<const GroupMetrics*> all_groups(const Report& report) {
   std::vector<const GroupMetrics*> groups{&report.overall};
@@ -31,9 +26,9 @@ std::string task_level(const TaskMetrics& t) { return t.level ? std::to_string(*
 
 }  // namespace
 
-std::string format_percent(double fraction) { return format_fixed(100.0 * fraction, 1) + "%"; }
+std::string format_percent(double fraction) { return common::format_fixed(100.0 * fraction, 1) + "%"; }
 
-std::string format_speedup(double speedup) { return format_fixed(speedup, 2) + "x"; }
+std::string format_speedup(double speedup) { return common::format_fixed(speedup, 2) + "x"; }
 
 std::string format_p(double p) {
   char buf[64];

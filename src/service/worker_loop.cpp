@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/clock.hpp"
 #include "common/fs.hpp"
 #include "common/hash.hpp"
 #include "service/job_runner.hpp"
@@ -27,10 +28,6 @@ std::string host_name() {
   char buf[256] = {0};
   if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown-host";
   return buf;
-}
-
-double seconds_since(clock_type::time_point t0) {
-  return std::chrono::duration<double>(clock_type::now() - t0).count();
 }
 
 // Doubling waits while Redis is away: 0.1 s up to 5 s; cut short when `stop` (if given) is set.
@@ -112,7 +109,7 @@ bool Slot::retrying(std::unique_ptr<RedisConnection>& c, const char* what, Step 
   std::optional<clock_type::time_point> stopping_since;
   while (true) {
     if (stop_ && !stopping_since) stopping_since = clock_type::now();
-    if (stopping_since && seconds_since(*stopping_since) > 30) return false;  // Redis stayed away
+    if (stopping_since && common::seconds_since(*stopping_since) > 30) return false;  // Redis stayed away
     if (!c) {
       auto fresh = RedisConnection::connect(url_, 5);
       if (fresh) {
@@ -144,7 +141,7 @@ nlohmann::json Slot::info() {
           {"evaluators", engine_.n_workers()},
           {"jobs_done", n_done_.load()},
           {"jobs", std::vector<std::string>(jobs_.begin(), jobs_.end())},
-          {"uptime_s", seconds_since(started_)}};
+          {"uptime_s", common::seconds_since(started_)}};
 }
 
 void Slot::heartbeat() {
@@ -247,7 +244,7 @@ void Slot::handle(std::unique_ptr<RedisConnection>& c, const Delivery& d) {
     if (started && spec_json) {  // (no spec: gone or already done; storing below only acknowledges)
       const auto t0 = clock_type::now();
       auto record = evaluate_job(engine_, files_, d.job_id, *spec_json);
-      stored.evaluation_s = seconds_since(t0);
+      stored.evaluation_s = common::seconds_since(t0);
       stored.status = record.contains("could_not_evaluate") ? "could_not_evaluate" : record.value("status", "");
       stored.result_json = record.dump();
     }

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
+#include "common/clock.hpp"
 #include "common/fs.hpp"
 #include "common/provenance.hpp"
 #include "task/selection.hpp"
@@ -206,7 +207,7 @@ common::Expected<SftSummary> run_sft(const SftConfig& config) {
     const auto t0 = std::chrono::steady_clock::now();
     auto stats = update_policy(models, optimizer, std::move(batch), update, config.seed + static_cast<std::uint64_t>(step));
     if (!stats) return make_error("step " + std::to_string(step) + ": " + stats.error().message);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double seconds = common::seconds_since(t0);
     if (step == 1) summary.first_nll = stats->response_nll;
     summary.last_nll = stats->response_nll;
     summary.steps_run = step;

@@ -10,6 +10,7 @@
 
 #include <torch/torch.h>
 
+#include "common/clock.hpp"
 #include "common/fs.hpp"
 #include "rollout/run_dir.hpp"
 #include "rollout/runner.hpp"
@@ -172,10 +173,6 @@ json step_metrics(int step, const std::vector<trajectory::TurnRecord>& episodes,
           {"policy/sampler_batches", n_batches}};
 }
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 common::Fallible append_log_line(const fs::path& run_dir, const json& line) {
   std::ofstream log(run_dir / "train_log.jsonl", std::ios::app);
   log << line.dump() << "\n";
@@ -204,7 +201,7 @@ common::Expected<json> evaluate_heldout(const TrainConfig& c, const std::vector<
   auto rolled = rollout::RolloutRunner(rc, sampler, scorer).run(&records);
   if (!rolled) return make_error("held-out evaluation after step " + std::to_string(steps_done) + ": " + rolled.error().message);
   json metrics = heldout_metrics(records);
-  metrics["time/heldout_s"] = seconds_since(t0);
+  metrics["time/heldout_s"] = common::seconds_since(t0);
   std::fprintf(stderr, "held-out after step %d: correct %.3f (turn 1 %.3f), tasks solved %.3f, mean speedup of correct %.3f, %.1f s\n",
                steps_done, metrics["heldout/correct_rate"].get<double>(), metrics["heldout/turn1_correct_rate"].get<double>(),
                metrics["heldout/tasks_solved_frac"].get<double>(), metrics["heldout/mean_speedup_correct"].get<double>(),
@@ -300,7 +297,7 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
     std::vector<trajectory::TurnRecord> episodes;  // the step's records, a resumed step's earlier ones included
     auto rolled = rollout::RolloutRunner(rc, sampler, scorer).run(&episodes);
     if (!rolled) return make_error("step " + std::to_string(step + 1) + ": rollout: " + rolled.error().message);
-    const double rollout_s = seconds_since(t0);
+    const double rollout_s = common::seconds_since(t0);
     const int step_batches = sampler.n_batches() - batches_before;
     std::vector<TrainingSample> samples;
     for (const auto& e : episodes) {
@@ -316,7 +313,7 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
     update.n_batch_samples = batch_samples;                   // Dr. GRPO's constant, whatever carries signal
     auto stats = update_policy(models, optimizer, std::move(samples), update, config.seed + step);
     if (!stats) return make_error("step " + std::to_string(step + 1) + ": " + stats.error().message);
-    const double update_s = seconds_since(t1);
+    const double update_s = common::seconds_since(t1);
     // Evaluated before the checkpoint: a run killed here redoes the step (its rollout and the
     // held-out one resume from their files) instead of losing the held-out point.
     json heldout;

@@ -17,6 +17,7 @@
 namespace kernelrl::eval {
 namespace {
 
+using testing::known_gap_entries;
 using testing::source_path;
 
 class EngineGpuTest : public ::testing::Test {
@@ -61,21 +62,6 @@ TEST_F(EngineGpuTest, NativeLadderIsClassifiedAndTheEngineKeepsWorking) {
     EXPECT_EQ(after->status, common::Status::OK) << "after " << e.job.candidate << ": " << after->error.message;
   }
   EXPECT_GE(n, 8);
-}
-
-// Indexes of the entries of a batch file marked "known_gap": true: hacks the engine does not catch
-// yet, listed with the status they get today (tests/adversarial/README.md) but not run by tests.
-std::set<std::size_t> known_gap_entries(const std::string& batch_file) {
-  std::set<std::size_t> gaps;
-  auto text = common::read_file(source_path(batch_file));
-  EXPECT_TRUE(text) << batch_file;
-  if (!text) return gaps;
-  auto j = nlohmann::json::parse(*text, nullptr, false);
-  if (!j.is_array()) return gaps;  // JSON lines: no known gaps there
-  for (std::size_t i = 0; i < j.size(); ++i) {
-    if (j[i].is_object() && j[i].value("known_gap", false)) gaps.insert(i);
-  }
-  return gaps;
 }
 
 // Entries whose zero-score outcome depends on the machine's speed list the other statuses they

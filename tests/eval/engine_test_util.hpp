@@ -5,16 +5,36 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "common/fs.hpp"
 #include "eval/engine.hpp"
 
 namespace kernelrl::eval::testing {
 
 inline std::string source_path(const std::string& relative) { return std::string(KERNELRL_SOURCE_DIR) + "/" + relative; }
+
+// Indexes of the entries of a batch file marked "known_gap": true: hacks the engine does not catch
+// yet, listed with the status they get today (tests/adversarial/README.md) but not run by tests.
+inline std::set<std::size_t> known_gap_entries(const std::string& batch_file) {
+  std::set<std::size_t> gaps;
+  auto text = common::read_file(source_path(batch_file));
+  EXPECT_TRUE(text) << batch_file;
+  if (!text) return gaps;
+  auto j = nlohmann::json::parse(*text, nullptr, false);
+  if (!j.is_array()) return gaps;  // JSON lines: no known gaps there
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    if (j[i].is_object() && j[i].value("known_gap", false)) gaps.insert(i);
+  }
+  return gaps;
+}
 
 inline std::filesystem::path test_cache_dir() {
   return std::filesystem::temp_directory_path() / ("kernelrl-test-cache-" + std::to_string(::getpid()));
