@@ -18,7 +18,7 @@
 #include "common/fs.hpp"
 #include "kernelrl/build_config.hpp"
 #include "rollout/runner.hpp"
-#include "rollout/scripted_policy.hpp"
+#include "policy/scripted_policy.hpp"
 
 using namespace kernelrl;
 namespace fs = std::filesystem;
@@ -63,7 +63,7 @@ Measured measure(const fs::path& root, const fs::path& tasks_dir, int m, int n, 
     c.n_turns = n;
     c.concurrency = concurrency;
     c.out_dir = out;
-    auto policy = rollout::ScriptedPolicy::from_list({answer}, "bench");
+    auto policy = policy::ScriptedPolicy::from_list({answer}, "bench");
     StubEvaluator evaluator;
     const auto t0 = std::chrono::steady_clock::now();
     auto summary = rollout::RolloutRunner(c, policy, evaluator).run();

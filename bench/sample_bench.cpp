@@ -1,5 +1,5 @@
 // Sampling speed of the default policy model as `kernelrl train` holds it on the CPU: the GGUF file
-// loaded by train::load_policy_model (float32 weights), then model::generate on `--batch` prompts
+// loaded by policy::load_policy_model (float32 weights), then model::generate on `--batch` prompts
 // of `--prompt` seeded random token ids, `--new` tokens each (no stop, so every row runs to the
 // end). Prints the BLAS library the process loaded (libtorch's libblas.so.3, chosen by Debian's
 // alternatives or LD_LIBRARY_PATH), the prefill alone (one new token) and the whole generation, as
@@ -23,7 +23,7 @@
 
 #include "kernelrl/build_config.hpp"
 #include "model/sampler.hpp"
-#include "train/policy_model.hpp"
+#include "policy/policy_model.hpp"
 
 using namespace kernelrl;
 
@@ -95,7 +95,7 @@ Spread spread(std::vector<double> v) {
 
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
-  auto policy = train::load_policy_model(o.model, "", o.device);
+  auto policy = policy::load_policy_model(o.model, "", o.device);
   if (!policy) {
     std::fprintf(stderr, "kernelrl_sample_bench: %s\n", policy.error().message.c_str());
     return 1;

@@ -15,6 +15,7 @@
 #include "common/expected.hpp"
 #include "common/status.hpp"
 #include "eval/result.hpp"
+#include "policy/policy.hpp"
 #include "trajectory/record.hpp"
 
 namespace kernelrl::rollout {
@@ -56,13 +57,6 @@ struct PromptConfig {
                                        // policy's limit alone); needs a policy that counts tokens
 };
 
-// A prompt limit in a policy's own tokens: the most a prompt may take (its context less the room
-// kept for the response), and how many `messages` take once rendered as its prompt.
-struct TokenBudget {
-  std::size_t max_tokens = 0;
-  std::function<std::size_t(const std::vector<Message>&)> count;  // thread-safe
-};
-
 struct BuiltPrompt {
   std::vector<Message> messages;
   int n_attempts_shown = 0;
@@ -75,7 +69,7 @@ struct BuiltPrompt {
 // dropped, oldest first, until the prompt fits config.max_chars and, given `tokens`, its budget.
 BuiltPrompt build_prompt(const PromptTemplates& templates, const std::string& task_source,
                          const std::vector<Attempt>& previous, int turn, const PromptConfig& config = {},
-                         const TokenBudget* tokens = nullptr);
+                         const policy::TokenBudget* tokens = nullptr);
 
 // Replaces every {name} of the template `text` with its value, in one pass (values are not
 // scanned for further names).

@@ -17,7 +17,7 @@ std::filesystem::path trajectories_path(const std::filesystem::path& out_dir);
 std::filesystem::path candidate_path(const std::filesystem::path& out_dir, common::Format format,
                                      const std::string& task_id, int trajectory, int turn);
 
-// run.json for `config` run with `policy` (Policy::describe()) on `device`. Provenance keys
+// run.json for `config` run with `policy` (policy::Policy::describe()) on `device`. Provenance keys
 // (commit, started_at, concurrency) may differ on resume; every other key, the device included,
 // must match.
 nlohmann::json make_run_json(const RolloutConfig& config, const nlohmann::json& policy, const std::string& device);

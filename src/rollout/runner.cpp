@@ -43,8 +43,8 @@ struct TaskState {
 
 class RunState {
  public:
-  RunState(const RolloutConfig& config, const PromptTemplates& templates, Policy& policy, Evaluator& evaluator,
-           std::optional<TokenBudget> token_budget, trajectory::TrajectoryLog& log, std::vector<task::SelectedTask> tasks,
+  RunState(const RolloutConfig& config, const PromptTemplates& templates, policy::Policy& policy, Evaluator& evaluator,
+           std::optional<policy::TokenBudget> token_budget, trajectory::TrajectoryLog& log, std::vector<task::SelectedTask> tasks,
            std::vector<TurnRecord>* kept)
       : config_(config), context_{config, templates, policy, evaluator, std::move(token_budget)}, log_(log), kept_(kept) {
     for (auto& task : tasks) {
@@ -291,13 +291,13 @@ class RunState {
 
 }  // namespace
 
-RolloutRunner::RolloutRunner(RolloutConfig config, Policy& policy, eval::Engine& engine)
+RolloutRunner::RolloutRunner(RolloutConfig config, policy::Policy& policy, eval::Engine& engine)
     : config_(std::move(config)),
       policy_(policy),
       owned_evaluator_(std::make_unique<EngineEvaluator>(engine)),
       evaluator_(*owned_evaluator_) {}
 
-RolloutRunner::RolloutRunner(RolloutConfig config, Policy& policy, Evaluator& evaluator)
+RolloutRunner::RolloutRunner(RolloutConfig config, policy::Policy& policy, Evaluator& evaluator)
     : config_(std::move(config)), policy_(policy), evaluator_(evaluator) {}
 
 Expected<RolloutSummary> RolloutRunner::run(std::vector<TurnRecord>* records) {

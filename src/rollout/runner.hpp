@@ -10,7 +10,7 @@
 
 #include "eval/engine.hpp"
 #include "rollout/evaluator.hpp"
-#include "rollout/policy.hpp"
+#include "policy/policy.hpp"
 #include "rollout/rollout_config.hpp"
 #include "trajectory/record.hpp"
 
@@ -32,9 +32,9 @@ struct RolloutSummary {
 class RolloutRunner {
  public:
   // `policy` and `engine` are shared, not owned; both outlive the runner.
-  RolloutRunner(RolloutConfig config, Policy& policy, eval::Engine& engine);
+  RolloutRunner(RolloutConfig config, policy::Policy& policy, eval::Engine& engine);
   // The same with any evaluator (a stub in benchmarks); shared, not owned.
-  RolloutRunner(RolloutConfig config, Policy& policy, Evaluator& evaluator);
+  RolloutRunner(RolloutConfig config, policy::Policy& policy, Evaluator& evaluator);
 
   // Runs or resumes the rollout in config.out_dir. Errors: a bad configuration (naming the
   // field), a run directory whose run.json differs (naming the field), unreadable tasks,
@@ -49,7 +49,7 @@ class RolloutRunner {
 
  private:
   RolloutConfig config_;
-  Policy& policy_;
+  policy::Policy& policy_;
   std::unique_ptr<Evaluator> owned_evaluator_;  // the engine's wrapper, when given an engine
   Evaluator& evaluator_;
 };

@@ -37,8 +37,8 @@ TurnScore score_turn(const eval::EvalResult& result, const rl::ScoreConfig& conf
   return s;
 }
 
-common::Expected<std::optional<TokenBudget>> token_budget(const PromptConfig& config, const Policy& policy) {
-  std::optional<TokenBudget> budget = policy.token_budget();
+common::Expected<std::optional<policy::TokenBudget>> token_budget(const PromptConfig& config, const policy::Policy& policy) {
+  std::optional<policy::TokenBudget> budget = policy.token_budget();
   if (config.max_tokens == 0) return budget;
   if (!budget) {
     return make_error("prompt max tokens " + std::to_string(config.max_tokens) +

@@ -7,7 +7,7 @@
 
 #include "common/expected.hpp"
 #include "rollout/evaluator.hpp"
-#include "rollout/policy.hpp"
+#include "policy/policy.hpp"
 #include "rollout/prompt.hpp"
 #include "rollout/rollout_config.hpp"
 #include "task/selection.hpp"
@@ -20,14 +20,14 @@ namespace kernelrl::rollout {
 struct TurnContext {
   const RolloutConfig& config;
   const PromptTemplates& templates;
-  Policy& policy;
+  policy::Policy& policy;
   Evaluator& evaluator;
-  std::optional<TokenBudget> token_budget;  // the prompt limit in the policy's tokens, when it counts them
+  std::optional<policy::TokenBudget> token_budget;  // the prompt limit in the policy's tokens, when it counts them
 };
 
 // The token budget of a run: the policy's own, lowered to config.max_tokens when that is set.
 // Errors: config.max_tokens set for a policy that cannot count its tokens.
-common::Expected<std::optional<TokenBudget>> token_budget(const PromptConfig& config, const Policy& policy);
+common::Expected<std::optional<policy::TokenBudget>> token_budget(const PromptConfig& config, const policy::Policy& policy);
 
 struct TurnInput {
   const task::SelectedTask& task;

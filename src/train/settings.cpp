@@ -30,10 +30,10 @@ json describe(const UpdateConfig& c) {
           {"skip_zero_advantage", skip_zero_advantage}};
 }
 
-json describe(const LocalPolicyConfig& c) {
+json describe(const policy::LocalPolicyConfig& c) {
   [[maybe_unused]] const auto& [sampling, max_batch, batch_wait_ms] = c;  // batching: speed only
   [[maybe_unused]] const auto& [temperature, top_p, max_new_tokens,
-                                stop_strings,    // the model's own (end of turn, eos), added by LocalPolicy
+                                stop_strings,    // the model's own (end of turn, eos), added by policy::LocalPolicy
                                 stop_token_ids,  // the same
                                 seed,            // set from TrainConfig::seed for every step
                                 cuda_graphs] = sampling;  // the same tokens up to floating-point ties

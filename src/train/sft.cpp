@@ -15,7 +15,7 @@
 #include "common/provenance.hpp"
 #include "task/selection.hpp"
 #include "train/episodes.hpp"
-#include "train/policy_model.hpp"
+#include "policy/policy_model.hpp"
 #include "train/update.hpp"
 #include "weights/checkpoint.hpp"
 
@@ -133,7 +133,7 @@ common::Expected<SftSummary> run_sft(const SftConfig& config) {
   if (!pairs) return pairs.error();
 
   const fs::path tokenizer = config.tokenizer.empty() ? config.model : config.tokenizer;
-  auto policy = load_policy_model(config.model, tokenizer, config.device);
+  auto policy = policy::load_policy_model(config.model, tokenizer, config.device);
   if (!policy) return policy.error();
   policy->model->set_activation_checkpointing(config.activation_checkpointing);
   auto end_of_turn = policy->chat.end_of_turn_id(policy->tokenizer);

@@ -117,7 +117,7 @@ RunState read_state(const fs::path& run_dir) {
   return s;
 }
 
-common::Fallible save_step(const TrainConfig& c, PolicyModel& policy, torch::optim::Optimizer& optimizer, int steps_done,
+common::Fallible save_step(const TrainConfig& c, policy::PolicyModel& policy, torch::optim::Optimizer& optimizer, int steps_done,
                            const RunState& previous) {
   const std::string name = "checkpoints/" + step_name(steps_done);
   const fs::path dir = c.run_dir / name;
@@ -184,7 +184,7 @@ common::Fallible append_log_line(const fs::path& run_dir, const json& line) {
 // the held-out tasks into RUN/heldout/step-NNNNN/ (resumed like any rollout when a killed run
 // comes back to it), with the held-out seed, whatever the step.
 common::Expected<json> evaluate_heldout(const TrainConfig& c, const std::vector<task::SelectedTask>& tasks,
-                                        LocalPolicy& sampler, rollout::Evaluator& scorer, int steps_done) {
+                                        policy::LocalPolicy& sampler, rollout::Evaluator& scorer, int steps_done) {
   rollout::RolloutConfig rc = c.rollout;
   rc.tasks.clear();
   for (const auto& t : tasks) rc.tasks.push_back(t.path);
@@ -235,7 +235,7 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
   summary.steps_done_before = state.steps_done;
   const fs::path start = state.checkpoint.empty() ? config.model : state.checkpoint;
   const fs::path tokenizer = config.tokenizer.empty() ? config.model : config.tokenizer;
-  auto policy = load_policy_model(start, tokenizer, config.device);
+  auto policy = policy::load_policy_model(start, tokenizer, config.device);
   if (!policy) return policy.error();
   // The rollouts describe the policy by the run's starting model, whatever checkpoint of it a resumed
   // run loaded: a step (or held-out evaluation) cut short resumes under the same description (the
@@ -244,9 +244,9 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
   policy->model->set_activation_checkpointing(config.activation_checkpointing);
   policy->model->eval();
   UpdateModels models{policy->model, nullptr, policy->bf16_autocast};
-  std::optional<PolicyModel> reference;  // the KL term's: the starting policy, also when resuming
+  std::optional<policy::PolicyModel> reference;  // the KL term's: the starting policy, also when resuming
   if (config.update.grpo.kl_coef > 0) {
-    auto loaded = load_policy_model(config.model, tokenizer, config.device);
+    auto loaded = policy::load_policy_model(config.model, tokenizer, config.device);
     if (!loaded) return make_error("the KL reference: " + loaded.error().message);
     reference = std::move(*loaded);
     for (auto& p : reference->model->parameters()) p.set_requires_grad(false);
@@ -264,9 +264,9 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
     }
   }
   if (auto s = write_run_settings(config); !s) return s.error();
-  LocalPolicyConfig policy_config = config.policy;
+  policy::LocalPolicyConfig policy_config = config.policy;
   policy_config.sampling.seed = config.seed;
-  LocalPolicy sampler(*policy, policy_config);
+  policy::LocalPolicy sampler(*policy, policy_config);
   FormatRewardEvaluator format_reward;
   rollout::Evaluator& scorer = config.reward == "format" ? static_cast<rollout::Evaluator&>(format_reward) : *evaluator;
 

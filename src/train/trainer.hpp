@@ -16,7 +16,7 @@
 #include "rollout/evaluator.hpp"
 #include "rollout/rollout_config.hpp"
 #include "train/heldout.hpp"
-#include "train/local_policy.hpp"
+#include "policy/local_policy.hpp"
 #include "train/update.hpp"
 
 namespace kernelrl::train {
@@ -35,7 +35,7 @@ struct TrainConfig {
   bool activation_checkpointing = true;  // recompute each layer in backward
   std::string reward = "kernel";    // "kernel": the engine's score; "format": FormatRewardEvaluator
   rollout::RolloutConfig rollout;   // tasks, split, format, m, n, scores, returns, advantages, prompts
-  LocalPolicyConfig policy;         // sampling (temperature 0.9, max_new_tokens) and batching
+  policy::LocalPolicyConfig policy;         // sampling (temperature 0.9, max_new_tokens) and batching
   UpdateConfig update;              // GRPO clip, Dr. GRPO length, minibatches, grad clip, micro-batch size
   HeldOutConfig heldout;            // evaluation on another split during the run (off by default)
 };

@@ -2,9 +2,9 @@
 // texts (or anything malformed) leave the ids unknown rather than guessed.
 #include <gtest/gtest.h>
 
-#include "rollout/http_policy.hpp"
+#include "policy/http_policy.hpp"
 
-namespace kernelrl::rollout {
+namespace kernelrl::policy {
 namespace {
 
 TEST(HttpPolicy, TokenIdsComeFromTokenIdStringsOnly) {
@@ -17,4 +17,4 @@ TEST(HttpPolicy, TokenIdsComeFromTokenIdStringsOnly) {
 }
 
 }  // namespace
-}  // namespace kernelrl::rollout
+}  // namespace kernelrl::policy

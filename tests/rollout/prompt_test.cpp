@@ -105,7 +105,7 @@ TEST(Prompt, OldestAttemptsAreDroppedToFitTheTokenBudget) {
   no_chars.max_chars = 0;  // only the tokens bound it
   const auto all = build_prompt(templates, "TASK", previous, 7, no_chars);
   EXPECT_EQ(all.n_attempts_shown, 6);
-  const TokenBudget budget{count(all.messages) - 1000, count};  // two attempts' worth too many
+  const policy::TokenBudget budget{count(all.messages) - 1000, count};  // two attempts' worth too many
   const auto p = build_prompt(templates, "TASK", previous, 7, no_chars, &budget);
   EXPECT_TRUE(p.fits);
   EXPECT_EQ(p.n_attempts_dropped, 2);
@@ -117,7 +117,7 @@ TEST(Prompt, OldestAttemptsAreDroppedToFitTheTokenBudget) {
   EXPECT_NE(p.messages[1].content.find(std::string(100, 'c')), std::string::npos);
   EXPECT_NE(p.messages[1].content.find("Attempt 6:"), std::string::npos);
 
-  const TokenBudget tiny{10, count};
+  const policy::TokenBudget tiny{10, count};
   const auto none = build_prompt(templates, "TASK", previous, 7, no_chars, &tiny);
   EXPECT_FALSE(none.fits);
   EXPECT_EQ(none.n_attempts_shown, 0);

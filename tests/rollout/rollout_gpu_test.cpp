@@ -16,7 +16,7 @@
 #include "eval/batch_file.hpp"
 #include "metrics/metrics.hpp"
 #include "rollout/runner.hpp"
-#include "rollout/scripted_policy.hpp"
+#include "policy/scripted_policy.hpp"
 #include "rollout_test_util.hpp"
 
 namespace kernelrl::rollout {
@@ -58,13 +58,13 @@ std::string answer(const std::string& code, const std::string& summary) {
 // Turn 1: trajectory 0 forgets the launch, trajectory 1 does not compile (which trajectory asks
 // is told apart by call order per task: the runner's units for a task start in order). Turn 2
 // (the prompt shows an earlier attempt): the fixture solution.
-ScriptedPolicy replay(const std::vector<Fixture>& fixtures) {
+policy::ScriptedPolicy replay(const std::vector<Fixture>& fixtures) {
   auto first_turns_seen = std::make_shared<std::map<std::string, int>>();
-  return ScriptedPolicy([fixtures, first_turns_seen](const std::vector<Message>& messages, int) -> common::Expected<PolicyResponse> {
+  return policy::ScriptedPolicy([fixtures, first_turns_seen](const std::vector<Message>& messages, int) -> common::Expected<policy::PolicyResponse> {
     const std::string& prompt = messages.back().content;
     for (const auto& f : fixtures) {
       if (prompt.find(read_text(f.task)) == std::string::npos) continue;
-      PolicyResponse r;
+      policy::PolicyResponse r;
       r.finish_reason = "stop";
       if (prompt.find("Attempt 1:") != std::string::npos) {
         r.content = answer(f.code, "the fixture solution");

@@ -11,7 +11,7 @@
 
 #include "../eval/engine_test_util.hpp"
 #include "rollout/runner.hpp"
-#include "rollout/scripted_policy.hpp"
+#include "policy/scripted_policy.hpp"
 #include "rollout_test_util.hpp"
 
 namespace kernelrl::rollout::testing {
@@ -41,10 +41,10 @@ inline RunRecords read_run(const std::filesystem::path& out) {
 
 // The answer of a policy that writes the off-by-one kernel first and the correct one once it has
 // seen an earlier attempt. Token ids and log-probabilities are made up, to check they are kept.
-inline ScriptedPolicy wrong_then_correct() {
-  return ScriptedPolicy([](const std::vector<Message>& messages, int) -> common::Expected<PolicyResponse> {
+inline policy::ScriptedPolicy wrong_then_correct() {
+  return policy::ScriptedPolicy([](const std::vector<Message>& messages, int) -> common::Expected<policy::PolicyResponse> {
     const bool later_turn = messages.back().content.find("Attempt 1:") != std::string::npos;
-    PolicyResponse r;
+    policy::PolicyResponse r;
     r.content = later_turn ? host_answer(kCorrect, "fixed the last column") : host_answer(kOffByOne, "one pass per row");
     r.finish_reason = "stop";
     r.token_ids = std::vector<std::int64_t>{1, 2, 3};
@@ -81,7 +81,7 @@ class RolloutRun : public ::testing::Test {
     return c;
   }
 
-  static common::Expected<RolloutSummary> run(const RolloutConfig& c, Policy& policy,
+  static common::Expected<RolloutSummary> run(const RolloutConfig& c, policy::Policy& policy,
                                               std::vector<trajectory::TurnRecord>* records = nullptr) {
     return rollout::RolloutRunner(c, policy, *engine_).run(records);
   }

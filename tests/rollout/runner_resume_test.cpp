@@ -77,7 +77,7 @@ TEST_F(RolloutRun, ResumeAfterAKillRedoesNoFinishedTurn) {
 
 TEST_F(RolloutRun, ResumeWithOtherSettingsIsRefusedNamingTheField) {
   const auto out = scratch_dir() / "run";
-  auto policy = ScriptedPolicy::from_list({"no code"});
+  auto policy = policy::ScriptedPolicy::from_list({"no code"});
   ASSERT_TRUE(run(config(out, 1, 1), policy));
   auto more = config(out, 3, 1);
   auto r = run(more, policy);
@@ -91,9 +91,9 @@ TEST_F(RolloutRun, APolicyFailureIsAFinishedTurnWithScoreZero) {
   const auto out = scratch_dir() / "run";
   auto c = config(out, 1, 3);
   c.strategy = Strategy::SERIAL;
-  auto flaky = ScriptedPolicy([](const std::vector<Message>&, int call) -> common::Expected<PolicyResponse> {
+  auto flaky = policy::ScriptedPolicy([](const std::vector<Message>&, int call) -> common::Expected<policy::PolicyResponse> {
     if (call == 1) return common::make_error("http://127.0.0.1:9/v1/chat/completions: connection refused");
-    return PolicyResponse{"thinking, no code", "", "stop", std::nullopt, std::nullopt, 1};
+    return policy::PolicyResponse{"thinking, no code", "", "stop", std::nullopt, std::nullopt, 1};
   });
   auto r = run(c, flaky);
   ASSERT_TRUE(r) << r.error().message;
@@ -119,9 +119,9 @@ TEST_F(RolloutRun, ConsecutivePolicyFailuresStopTheRunAndResumeKeepsThem) {
   auto c = config(out, 1, 4);
   c.strategy = Strategy::SERIAL;
   c.max_policy_failures = 2;
-  auto down = ScriptedPolicy([](const std::vector<Message>&, int call) -> common::Expected<PolicyResponse> {
+  auto down = policy::ScriptedPolicy([](const std::vector<Message>&, int call) -> common::Expected<policy::PolicyResponse> {
     if (call >= 1) return common::make_error("http://127.0.0.1:9/v1/chat/completions: connection refused");
-    return PolicyResponse{"thinking, no code", "", "stop", std::nullopt, std::nullopt, 1};
+    return policy::PolicyResponse{"thinking, no code", "", "stop", std::nullopt, std::nullopt, 1};
   });
   auto r = run(c, down);
   ASSERT_FALSE(r);
@@ -131,7 +131,7 @@ TEST_F(RolloutRun, ConsecutivePolicyFailuresStopTheRunAndResumeKeepsThem) {
   EXPECT_EQ(read_run(out).n_turn_lines, 3);
   EXPECT_EQ(read_run(out).n_update_lines, 0);  // the task is not complete
 
-  auto steady = ScriptedPolicy::from_list({"still no code"});
+  auto steady = policy::ScriptedPolicy::from_list({"still no code"});
   auto resumed = run(c, steady);
   ASSERT_TRUE(resumed) << resumed.error().message;
   EXPECT_EQ(steady.n_calls(), 1);  // turns with only a policy error are finished turns: not redone
@@ -158,7 +158,7 @@ TEST_F(RolloutRun, PromptsAreBoundedInThePolicysTokens) {
   const auto out = scratch_dir() / "run";
   auto c = config(out, 1, 3);
   c.strategy = Strategy::SERIAL;
-  auto policy = ScriptedPolicy::from_list({"thinking, no code"});
+  auto policy = policy::ScriptedPolicy::from_list({"thinking, no code"});
   policy.set_token_budget({1, attempts_shown});
   auto r = run(c, policy);
   ASSERT_TRUE(r) << r.error().message;
@@ -177,7 +177,7 @@ TEST_F(RolloutRun, APromptThatCannotFitIsNeverSentNorScoredAsTheModels) {
   const auto out = scratch_dir() / "run";
   auto c = config(out, 2, 2);
   c.max_policy_failures = 2;
-  auto policy = ScriptedPolicy::from_list({"thinking, no code"});
+  auto policy = policy::ScriptedPolicy::from_list({"thinking, no code"});
   auto chars = [](const std::vector<Message>& messages) {
     std::size_t n = 0;
     for (const auto& m : messages) n += m.content.size();

@@ -96,7 +96,7 @@ TEST_F(RolloutRun, WrongThenCorrectRecordsFeedbackScoresReturnsAndAdvantages) {
 
 TEST_F(RolloutRun, AResponseWithoutCodeIsAParseErrorScoredZeroAndNotEvaluated) {
   const auto out = scratch_dir() / "run";
-  auto policy = ScriptedPolicy::from_list({"I would tile the rows over threads."});
+  auto policy = policy::ScriptedPolicy::from_list({"I would tile the rows over threads."});
   auto c = config(out, 1, 2);
   c.strategy = Strategy::SERIAL;
   std::vector<trajectory::TurnRecord> kept;
@@ -128,7 +128,7 @@ TEST_F(RolloutRun, ThoughtsClosedWithoutAnOpeningTagAreNeitherEvaluatedNorShown)
   const auto out = scratch_dir() / "run";
   const std::string draft = "Rows are independent. A draft:\n```cpp\n" + read_text(source_path(kCorrect)) +
                             "```\nThat draft might be enough.\n</think>\nI ran out of time.";
-  auto policy = ScriptedPolicy::from_list({draft});
+  auto policy = policy::ScriptedPolicy::from_list({draft});
   auto c = config(out, 1, 2);
   c.strategy = Strategy::SERIAL;
   auto summary = run(c, policy);
@@ -149,8 +149,8 @@ TEST_F(RolloutRun, ThoughtsClosedWithoutAnOpeningTagAreNeitherEvaluatedNorShown)
 TEST_F(RolloutRun, BeamKeepsTheBestAndRecordsParents) {
   const auto out = scratch_dir() / "run";
   // Round 1 (calls 0-3, one at a time): no code, correct, wrong, correct. Round 2: all correct.
-  auto policy = ScriptedPolicy([](const std::vector<Message>&, int call) -> common::Expected<PolicyResponse> {
-    PolicyResponse r;
+  auto policy = policy::ScriptedPolicy([](const std::vector<Message>&, int call) -> common::Expected<policy::PolicyResponse> {
+    policy::PolicyResponse r;
     r.finish_reason = "stop";
     if (call == 0) r.content = "no code today";
     else if (call == 2) r.content = host_answer(kOffByOne, "off by one");

@@ -6,7 +6,7 @@
 #include "rollout/prompt.hpp"
 #include "rollout/rollout_config.hpp"
 #include "task/selection.hpp"
-#include "train/policy_model.hpp"
+#include "policy/policy_model.hpp"
 
 namespace kernelrl::train {
 namespace {
@@ -16,7 +16,7 @@ const std::filesystem::path kSource = KERNELRL_SOURCE_DIR;
 TEST(TaskPrompts, EveryTaskPromptTokenizesAndFitsTheDefaultModel) {
   const auto model = kSource / ".cache/models/SmolLM2-135M-Instruct.Q4_1.gguf";
   ASSERT_TRUE(std::filesystem::exists(model)) << model << " is missing: run scripts/fetch-default-model.sh";
-  auto tok = load_tokenizer(model);
+  auto tok = policy::load_tokenizer(model);
   ASSERT_TRUE(tok) << tok.error().message;
   auto templates = rollout::load_templates(kSource / "prompts", common::Format::NATIVE,
                                            rollout::default_example_file(common::Format::NATIVE));

@@ -5,7 +5,7 @@
 #include "common/progress.hpp"
 #include "rollout/runner.hpp"
 #if KERNELRL_HAVE_HTTP_POLICY
-#include "rollout/http_policy.hpp"
+#include "policy/http_policy.hpp"
 #include "exit_codes.hpp"
 #endif
 
@@ -75,7 +75,7 @@ int run_rollout(RolloutArgs r, const eval::EngineConfig& engine_config, const Ev
   chat.logprobs = r.logprobs;
   chat.token_ids = r.token_ids;
   chat.max_in_flight = r.config.concurrency;
-  auto policy = rollout::HttpPolicy::create(chat);
+  auto policy = policy::HttpPolicy::create(chat);
   if (!policy) {
     std::cerr << "kernelrl rollout: " << policy.error().message << "\n";
     return kCouldNotRun;

@@ -1,6 +1,6 @@
-#include "rollout/http_policy.hpp"
+#include "policy/http_policy.hpp"
 
-namespace kernelrl::rollout {
+namespace kernelrl::policy {
 
 std::optional<std::vector<std::int64_t>> token_ids_of(const std::vector<policy::TokenLogprob>& tokens) {
   constexpr std::string_view kPrefix = "token_id:";
@@ -24,7 +24,7 @@ common::Expected<std::unique_ptr<HttpPolicy>> HttpPolicy::create(policy::ChatCli
   return std::unique_ptr<HttpPolicy>(new HttpPolicy(std::move(*client)));
 }
 
-common::Expected<PolicyResponse> HttpPolicy::generate(const std::vector<Message>& messages) {
+common::Expected<PolicyResponse> HttpPolicy::generate(const std::vector<common::Message>& messages) {
   auto reply = client_->complete(messages);
   if (!reply) return reply.error();
   PolicyResponse r;
@@ -47,4 +47,4 @@ nlohmann::json HttpPolicy::describe() const {
           {"logprobs", c.logprobs}, {"token_ids", c.token_ids}};
 }
 
-}  // namespace kernelrl::rollout
+}  // namespace kernelrl::policy

@@ -1,6 +1,6 @@
 // HttpPolicy: a Policy served by an OpenAI-compatible chat-completions server (vLLM, SGLang,
 // llama.cpp's server, hosted APIs) through policy::ChatClient. Built only when cpp-httplib is
-// (library kernelrl_rollout_http).
+// (library kernelrl_policy_http).
 #pragma once
 
 #include <memory>
@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "policy/chat_client.hpp"
-#include "rollout/policy.hpp"
+#include "policy/policy.hpp"
 
-namespace kernelrl::rollout {
+namespace kernelrl::policy {
 
 // The sampled token ids, when the server wrote each log-probability's token as "token_id:N" (vLLM's
 // return_tokens_as_token_ids, asked for by ChatClientConfig::token_ids); none otherwise (plain
@@ -23,7 +23,7 @@ class HttpPolicy final : public Policy {
   static common::Expected<std::unique_ptr<HttpPolicy>> create(policy::ChatClientConfig config);
 
   // One chat completion; retries and the in-flight limit are the client's. Thread-safe.
-  common::Expected<PolicyResponse> generate(const std::vector<Message>& messages) override;
+  common::Expected<PolicyResponse> generate(const std::vector<common::Message>& messages) override;
 
   // {"kind": "http", base_url, model, temperature, top_p, max_tokens, logprobs, token_ids}
   nlohmann::json describe() const override;
@@ -33,4 +33,4 @@ class HttpPolicy final : public Policy {
   std::unique_ptr<policy::ChatClient> client_;
 };
 
-}  // namespace kernelrl::rollout
+}  // namespace kernelrl::policy

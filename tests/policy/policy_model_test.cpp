@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "train/policy_model.hpp"
+#include "policy/policy_model.hpp"
 
-namespace kernelrl::train {
+namespace kernelrl::policy {
 namespace {
 
 const std::filesystem::path kSource = KERNELRL_SOURCE_DIR;
@@ -49,4 +49,4 @@ TEST(PolicyModel, ErrorsNameTheFile) {
 }
 
 }  // namespace
-}  // namespace kernelrl::train
+}  // namespace kernelrl::policy

@@ -1,4 +1,4 @@
-#include "train/policy_model.hpp"
+#include "policy/policy_model.hpp"
 
 #include <torch/torch.h>
 
@@ -6,7 +6,7 @@
 #include "weights/gguf.hpp"
 #include "weights/gguf_tokenizer.hpp"
 
-namespace kernelrl::train {
+namespace kernelrl::policy {
 
 namespace {
 
@@ -98,4 +98,4 @@ common::Expected<PolicyModel> load_policy_model(const fs::path& model_path, cons
   return p;
 }
 
-}  // namespace kernelrl::train
+}  // namespace kernelrl::policy

@@ -12,10 +12,10 @@
 #include <thread>
 
 #include "model/sampler.hpp"
-#include "rollout/policy.hpp"
-#include "train/policy_model.hpp"
+#include "policy/policy.hpp"
+#include "policy/policy_model.hpp"
 
-namespace kernelrl::train {
+namespace kernelrl::policy {
 
 struct LocalPolicyConfig {
   model::SamplingParams sampling;  // temperature 0.9, top-p, max_new_tokens; stops are added (end of turn, eos)
@@ -23,7 +23,7 @@ struct LocalPolicyConfig {
   double batch_wait_ms = 20;       // after the first prompt arrives, wait this long for others
 };
 
-class LocalPolicy final : public rollout::Policy {
+class LocalPolicy final : public Policy {
  public:
   // `policy` is shared, not owned, and must not be trained while a rollout samples from it.
   LocalPolicy(PolicyModel& policy, LocalPolicyConfig config);
@@ -33,12 +33,12 @@ class LocalPolicy final : public rollout::Policy {
 
   // Thread-safe; blocks until the batch holding this prompt is sampled. An Error: a prompt longer
   // than the model's context leaves for the response, or the sampler failed (naming why).
-  common::Expected<rollout::PolicyResponse> generate(const std::vector<rollout::Message>& messages) override;
+  common::Expected<PolicyResponse> generate(const std::vector<common::Message>& messages) override;
 
   nlohmann::json describe() const override;  // {"kind": "local", "model": path, sampling settings}
 
   // The model's context less max_new_tokens, counted in the prompt ids generate() would sample from.
-  std::optional<rollout::TokenBudget> token_budget() const override;
+  std::optional<TokenBudget> token_budget() const override;
 
   int n_batches() const;  // sampler calls so far (how well prompts were batched)
 
@@ -49,7 +49,7 @@ class LocalPolicy final : public rollout::Policy {
  private:
   struct Request {
     std::vector<std::int64_t> prompt;
-    std::promise<common::Expected<rollout::PolicyResponse>> done;
+    std::promise<common::Expected<PolicyResponse>> done;
   };
   void serve();
   void sample_batch(std::vector<Request>& batch, const model::SamplingParams& params);
@@ -66,4 +66,4 @@ class LocalPolicy final : public rollout::Policy {
   std::thread server_;
 };
 
-}  // namespace kernelrl::train
+}  // namespace kernelrl::policy

@@ -8,14 +8,14 @@
 #include <string>
 #include <vector>
 
-#include "rollout/policy.hpp"
+#include "policy/policy.hpp"
 
-namespace kernelrl::rollout {
+namespace kernelrl::policy {
 
 class ScriptedPolicy final : public Policy {
  public:
   // `call_index` counts calls from 0 in the order they arrive (refused ones included).
-  using Script = std::function<common::Expected<PolicyResponse>(const std::vector<Message>& messages, int call_index)>;
+  using Script = std::function<common::Expected<PolicyResponse>(const std::vector<common::Message>& messages, int call_index)>;
 
   explicit ScriptedPolicy(Script script, std::string name = "scripted");
 
@@ -23,7 +23,7 @@ class ScriptedPolicy final : public Policy {
   static ScriptedPolicy from_list(std::vector<std::string> contents, std::string name = "scripted");
 
   // Calls the script under a lock: calls are serialised, so a script needs no locking of its own.
-  common::Expected<PolicyResponse> generate(const std::vector<Message>& messages) override;
+  common::Expected<PolicyResponse> generate(const std::vector<common::Message>& messages) override;
 
   nlohmann::json describe() const override;  // {"kind": "scripted", "name": NAME}
 
@@ -43,4 +43,4 @@ class ScriptedPolicy final : public Policy {
   std::optional<TokenBudget> budget_;
 };
 
-}  // namespace kernelrl::rollout
+}  // namespace kernelrl::policy

@@ -1,9 +1,12 @@
-// The policy a rollout samples from: the prompt's messages in, one response out. Implementations:
-// HttpPolicy (http_policy.hpp, an OpenAI-compatible server; built only with cpp-httplib) and
+// The policy a rollout samples from: the prompt's messages in, one response out. Implementations,
+// all in this folder: HttpPolicy (http_policy.hpp, an OpenAI-compatible server; built only with
+// cpp-httplib), LocalPolicy (local_policy.hpp, the in-process model the trainer updates) and
 // ScriptedPolicy (scripted_policy.hpp, the deterministic test double).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,14 +14,21 @@
 #include <nlohmann/json.hpp>
 
 #include "common/expected.hpp"
-#include "rollout/prompt.hpp"
+#include "common/message.hpp"
 #include "trajectory/record.hpp"
 
-namespace kernelrl::rollout {
+namespace kernelrl::policy {
 
 // A policy's answer, as the trajectory records it (content, reasoning, finish reason, tokens,
 // log-probs, latency).
 using PolicyResponse = trajectory::Response;
+
+// A prompt limit in a policy's own tokens: the most a prompt may take (its context less the room
+// kept for the response), and how many `messages` take once rendered as its prompt.
+struct TokenBudget {
+  std::size_t max_tokens = 0;
+  std::function<std::size_t(const std::vector<common::Message>&)> count;  // thread-safe
+};
 
 class Policy {
  public:
@@ -26,7 +36,7 @@ class Policy {
 
   // One response to `messages`. Called from many rollout threads at once, so implementations are
   // thread-safe. An Error means no response at all (server down after retries) and names the cause.
-  virtual common::Expected<PolicyResponse> generate(const std::vector<Message>& messages) = 0;
+  virtual common::Expected<PolicyResponse> generate(const std::vector<common::Message>& messages) = 0;
 
   // What run.json records about the policy (kind, model, sampling settings); a resumed run must
   // describe its policy the same way.
@@ -37,4 +47,4 @@ class Policy {
   virtual std::optional<TokenBudget> token_budget() const { return std::nullopt; }
 };
 
-}  // namespace kernelrl::rollout
+}  // namespace kernelrl::policy

@@ -1,4 +1,4 @@
-#include "train/local_policy.hpp"
+#include "policy/local_policy.hpp"
 
 #include <chrono>
 
@@ -8,7 +8,7 @@
 #include "model/autocast.hpp"
 #include "train/episodes.hpp"
 
-namespace kernelrl::train {
+namespace kernelrl::policy {
 
 LocalPolicy::LocalPolicy(PolicyModel& policy, LocalPolicyConfig config)
     : policy_(policy), config_(std::move(config)), sampling_(config_.sampling) {
@@ -28,7 +28,7 @@ LocalPolicy::~LocalPolicy() {
   server_.join();
 }
 
-common::Expected<rollout::PolicyResponse> LocalPolicy::generate(const std::vector<rollout::Message>& messages) {
+common::Expected<PolicyResponse> LocalPolicy::generate(const std::vector<common::Message>& messages) {
   Request request;
   request.prompt = policy_.prompt_ids(messages);
   const std::int64_t room = policy_.model->config().max_position - sampling_.max_new_tokens;
@@ -91,7 +91,7 @@ void LocalPolicy::sample_batch(std::vector<Request>& batch, const model::Samplin
       continue;
     }
     model::Sample& s = (*samples)[i];
-    rollout::PolicyResponse r;
+    PolicyResponse r;
     r.content = s.text;
     const std::string& end = policy_.chat.end_of_turn();
     if (!end.empty() && r.content.ends_with(end)) {
@@ -113,10 +113,10 @@ nlohmann::json LocalPolicy::describe() const {
           {"max_new_tokens", config_.sampling.max_new_tokens}};
 }
 
-std::optional<rollout::TokenBudget> LocalPolicy::token_budget() const {
+std::optional<TokenBudget> LocalPolicy::token_budget() const {
   const std::int64_t room = policy_.model->config().max_position - sampling_.max_new_tokens;
-  return rollout::TokenBudget{static_cast<std::size_t>(std::max<std::int64_t>(room, 0)),
-                              [this](const std::vector<rollout::Message>& messages) {
+  return TokenBudget{static_cast<std::size_t>(std::max<std::int64_t>(room, 0)),
+                              [this](const std::vector<common::Message>& messages) {
                                 return policy_.prompt_ids(messages).size();
                               }};
 }
@@ -132,4 +132,4 @@ int LocalPolicy::n_batches() const {
   return n_batches_;
 }
 
-}  // namespace kernelrl::train
+}  // namespace kernelrl::policy

@@ -1,9 +1,9 @@
-#include "rollout/scripted_policy.hpp"
+#include "policy/scripted_policy.hpp"
 
 #include <cassert>
 #include <memory>
 
-namespace kernelrl::rollout {
+namespace kernelrl::policy {
 
 ScriptedPolicy::ScriptedPolicy(Script script, std::string name) : script_(std::move(script)), name_(std::move(name)) {}
 
@@ -11,7 +11,7 @@ ScriptedPolicy ScriptedPolicy::from_list(std::vector<std::string> contents, std:
   assert(!contents.empty());
   auto shared = std::make_shared<const std::vector<std::string>>(std::move(contents));
   return ScriptedPolicy(
-      [shared](const std::vector<Message>&, int call_index) -> common::Expected<PolicyResponse> {
+      [shared](const std::vector<common::Message>&, int call_index) -> common::Expected<PolicyResponse> {
         PolicyResponse r;
         r.content = (*shared)[static_cast<std::size_t>(call_index) % shared->size()];
         r.finish_reason = "stop";
@@ -20,7 +20,7 @@ ScriptedPolicy ScriptedPolicy::from_list(std::vector<std::string> contents, std:
       std::move(name));
 }
 
-common::Expected<PolicyResponse> ScriptedPolicy::generate(const std::vector<Message>& messages) {
+common::Expected<PolicyResponse> ScriptedPolicy::generate(const std::vector<common::Message>& messages) {
   std::lock_guard<std::mutex> lock(mutex_);
   const int index = n_calls_++;
   if (budget_) {
@@ -50,4 +50,4 @@ int ScriptedPolicy::n_calls() const {
   return n_calls_;
 }
 
-}  // namespace kernelrl::rollout
+}  // namespace kernelrl::policy

@@ -13,7 +13,7 @@
 #include "tokenizer/chat_template.hpp"
 #include "tokenizer/tokenizer.hpp"
 
-namespace kernelrl::train {
+namespace kernelrl::policy {
 
 struct PolicyModel {
   model::Transformer model{nullptr};
@@ -44,4 +44,4 @@ common::Expected<TokenizerAndChat> load_tokenizer(const std::filesystem::path& p
 common::Expected<PolicyModel> load_policy_model(const std::filesystem::path& model_path,
                                                 const std::filesystem::path& tokenizer_path, const std::string& device);
 
-}  // namespace kernelrl::train
+}  // namespace kernelrl::policy

@@ -8,9 +8,9 @@
 #include <torch/torch.h>
 
 #include "../model/model_test_util.hpp"
-#include "train/local_policy.hpp"
+#include "policy/local_policy.hpp"
 
-namespace kernelrl::train {
+namespace kernelrl::policy {
 namespace {
 
 const std::filesystem::path kSource = KERNELRL_SOURCE_DIR;
@@ -33,12 +33,12 @@ TEST(LocalPolicy, ManyCallersAreServedInSeveralBatches) {
   LocalPolicy sampler(policy, c);
 
   constexpr int kCallers = 23;
-  std::vector<common::Expected<rollout::PolicyResponse>> replies(kCallers, common::make_error("not called"));
+  std::vector<common::Expected<PolicyResponse>> replies(kCallers, common::make_error("not called"));
   std::vector<std::thread> threads;
   for (int i = 0; i < kCallers; ++i) {
     threads.emplace_back([&, i] {
       // Prompts of different lengths, so batches are left-padded.
-      const std::vector<rollout::Message> messages{{"system", "You write CUDA kernels."},
+      const std::vector<common::Message> messages{{"system", "You write CUDA kernels."},
                                                    {"user", "Task " + std::to_string(i) + ": " + std::string(10 * i, 'x')}};
       replies[i] = sampler.generate(messages);
     });
@@ -61,4 +61,4 @@ TEST(LocalPolicy, ManyCallersAreServedInSeveralBatches) {
 }
 
 }  // namespace
-}  // namespace kernelrl::train
+}  // namespace kernelrl::policy
