@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Gathers what the GPU machine lacks into .gpu-deps/ (ignored by git; name it in the device call's
-# carry): xxhash.h, PCRE2's header and library, and the commit being checked. --service adds what
+# carry): xxhash.h, PCRE2's header and library, Debian's Chart.js (for HTML reports), and the
+# commit being checked. --service adds what
 # `scripts/gpu-check.sh service` needs: Debian's cpp-httplib and hiredis (headers, what httplib.h
 # includes, libraries; CMakeLists.txt finds them there), brotli for cpp-httplib at run time
 # (.gpu-deps/svc-lib), and redis-server with the libraries it loads (.gpu-deps/bin, .gpu-deps/redis-lib).
@@ -9,6 +10,7 @@ cd "$(dirname "$0")/.."
 mkdir -p .gpu-deps/include .gpu-deps/lib
 cp /usr/include/xxhash.h /usr/include/pcre2.h .gpu-deps/include/
 cp -L /usr/lib/x86_64-linux-gnu/libpcre2-8.so.0 .gpu-deps/lib/
+cp -L /usr/share/javascript/chart.js/chart.min.js .gpu-deps/  # `kernelrl report --html` there (--chart-js)
 c=$(git rev-parse --short=12 HEAD)
 [ -n "$(git status --porcelain --untracked-files=no)" ] && c="$c-dirty"
 echo "$c" > .gpu-deps/commit

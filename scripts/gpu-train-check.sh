@@ -109,5 +109,7 @@ grep -oE '^[^ ]+\(\+0x[0-9a-f]+\)' "$out/train.log" | head -40 | while IFS= read
   echo "$frame: $(addr2line -f -C -p -e "$obj" "$off" 2>/dev/null | head -1)"
 done | tee -a "$summary"
 cp "$run/train_log.jsonl" "$out/" 2>/dev/null
-$bin report "$run" >"$out/train-report.txt" 2>&1 || true
+chart=()
+[ -s .gpu-deps/chart.min.js ] && chart=(--chart-js .gpu-deps/chart.min.js)
+$bin report "$run" "${chart[@]}" >"$out/train-report.txt" 2>&1 || true
 cp "$run"/report.html "$out/train-report.html" 2>/dev/null

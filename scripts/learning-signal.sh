@@ -130,12 +130,15 @@ finished() { [ -s "$state/$1/train_state.json" ] && grep -q "\"steps_done\": $ST
 finished single || start_run single --turns 1 --trajectories "$SINGLE_M"
 finished multi || start_run multi --turns "$MULTI_N" --trajectories "$MULTI_M"
 
-# report: whatever has finished (a partial run is reported as far as it got).
+# report: whatever has finished (a partial run is reported as far as it got). On the lent GPU
+# machine Chart.js comes with .gpu-deps (scripts/gpu-deps.sh).
+chart=()
+[ -s .gpu-deps/chart.min.js ] && chart=(--chart-js .gpu-deps/chart.min.js)
 cp "$state/sft/sft.json" "$state/sft/sft_log.jsonl" "$out/" 2>/dev/null
 for name in eval single multi; do
   [ -s "$state/$name/train_log.jsonl" ] || continue
   cp "$state/$name/train_log.jsonl" "$out/$name-train_log.jsonl"
-  "$bin" report "$state/$name" --html "$out/$name-report.html" >"$out/$name-report.txt" 2>&1 ||
+  "$bin" report "$state/$name" --html "$out/$name-report.html" "${chart[@]}" >"$out/$name-report.txt" 2>&1 ||
     note "report $name: rc $? ($(tail -n 1 "$out/$name-report.txt")); the HTML needs Chart.js (Debian's libjs-chart.js): \
 run \`kernelrl report\` on the run directory where it is installed"
 done
