@@ -19,7 +19,8 @@ struct PolicyModel {
   model::Transformer model{nullptr};
   tokenizer::Tokenizer tokenizer;
   tokenizer::ChatTemplate chat;
-  std::filesystem::path source;  // the checkpoint it was loaded from
+  std::filesystem::path source;  // the checkpoint it stands for: the one it was loaded from, or (the trainer
+                                 // sets it) the run's starting model when a later checkpoint was loaded
   torch::Device device{torch::kCPU};
   bool bf16_autocast = false;    // forward passes run under bfloat16 autocast (on CUDA)
 

@@ -56,7 +56,7 @@ common::Expected<std::vector<SelectedTask>> select_tasks(const std::vector<fs::p
       auto entry = manifest_entry_for(file);
       if (!entry) return entry.error();
       SelectedTask t;
-      t.path = file;
+      t.given = file;
       t.id = file.stem().string();
       if (*entry) {
         t.level = (*entry)->level;
@@ -67,7 +67,7 @@ common::Expected<std::vector<SelectedTask>> select_tasks(const std::vector<fs::p
         return make_error(file.string() + ": another task is also called '" + t.id +
                           "' (candidates are filed by task id; rename one or run them separately)");
       }
-      auto sized = task_at_size(file, size, common::cache_root());
+      auto sized = task_at_size(t.given, size, common::cache_root());
       if (!sized) return sized.error();
       t.path = sized->path;
       auto source = common::read_file(t.path, 1u << 20);

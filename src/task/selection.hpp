@@ -20,7 +20,8 @@ common::Expected<std::vector<std::filesystem::path>> find_task_files(const std::
 std::vector<std::filesystem::path> evenly_spaced(const std::vector<std::filesystem::path>& files, std::size_t n);
 
 struct SelectedTask {
-  std::filesystem::path path;        // as given, or as found under a given folder; a sized copy (size)
+  std::filesystem::path given;       // as given, or as found under a given folder (what to select again)
+  std::filesystem::path path;        // `given` at the size asked: the file itself, or a sized copy
   std::string id;                    // file name without .py; names the task's candidates folder
   std::optional<int> level;          // from the manifest; none when the task has no entry
   std::optional<std::string> split;  // "train" / "test" from the manifest

@@ -69,7 +69,7 @@ std::vector<fs::path> tasks_of_step(const std::vector<task::SelectedTask>& tasks
       std::shuffle(order.begin(), order.end(), rng);
       order_pass = pass;
     }
-    out.push_back(tasks[order[global % n]].path);
+    out.push_back(tasks[order[global % n]].given);  // the runner sizes it (--size)
   }
   return out;
 }
@@ -180,21 +180,31 @@ common::Fallible append_log_line(const fs::path& run_dir, const json& line) {
   return common::Ok{};
 }
 
+// A rollout of the run's settings over `tasks` (files as given: the runner sizes them), m x n per
+// task, into `out_dir`, every trajectory at once (their prompts batched into the sampler).
+rollout::RolloutConfig rollout_over(const TrainConfig& c, std::vector<fs::path> tasks, fs::path out_dir,
+                                    int n_trajectories, int n_turns) {
+  rollout::RolloutConfig rc = c.rollout;
+  rc.tasks = std::move(tasks);
+  rc.out_dir = std::move(out_dir);
+  rc.n_trajectories = n_trajectories;
+  rc.n_turns = n_turns;
+  rc.concurrency = std::max(rc.concurrency, n_trajectories * static_cast<int>(rc.tasks.size()));
+  rc.lenient_parse = c.reward == "format";  // docs/train.md: any code block earns the format reward's base
+  return rc;
+}
+
 // The held-out evaluation of the policy after `steps_done` steps (train/heldout.hpp): a rollout of
 // the held-out tasks into RUN/heldout/step-NNNNN/ (resumed like any rollout when a killed run
 // comes back to it), with the held-out seed, whatever the step.
 common::Expected<json> evaluate_heldout(const TrainConfig& c, const std::vector<task::SelectedTask>& tasks,
                                         policy::LocalPolicy& sampler, rollout::Evaluator& scorer, int steps_done) {
-  rollout::RolloutConfig rc = c.rollout;
-  rc.tasks.clear();
-  for (const auto& t : tasks) rc.tasks.push_back(t.path);
+  std::vector<fs::path> files;
+  for (const auto& t : tasks) files.push_back(t.given);
+  rollout::RolloutConfig rc = rollout_over(c, std::move(files), c.run_dir / "heldout" / step_name(steps_done),
+                                           c.heldout.n_trajectories, c.heldout.n_turns);
   rc.split = c.heldout.split;
   rc.strategy = rollout::Strategy::MXN;
-  rc.n_trajectories = c.heldout.n_trajectories;
-  rc.n_turns = c.heldout.n_turns;
-  rc.out_dir = c.run_dir / "heldout" / step_name(steps_done);
-  rc.concurrency = std::max(rc.concurrency, rc.n_trajectories * static_cast<int>(rc.tasks.size()));
-  rc.lenient_parse = c.reward == "format";
   sampler.reseed(c.heldout.seed);
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<trajectory::TurnRecord> records;
@@ -214,17 +224,13 @@ common::Expected<json> evaluate_heldout(const TrainConfig& c, const std::vector<
 common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::Evaluator* evaluator) {
   if (auto s = check(config); !s) return s.error();
   if (config.reward == "kernel" && evaluator == nullptr) return make_error("reward 'kernel' needs the engine");
-  // The task files as given: each step's rollout sizes them (--size) itself. Sized once here too,
-  // so that a task lacking the size is named before the model loads.
-  if (auto sized = task::select_tasks(config.rollout.tasks, config.rollout.split, config.rollout.task_size); !sized) {
-    return sized.error();
-  }
-  auto tasks = task::select_tasks(config.rollout.tasks, config.rollout.split, "full");
+  // Selected at the run's size here, so that a task lacking it is named before the model loads;
+  // each rollout gets the files as given and sizes them itself.
+  auto tasks = task::select_tasks(config.rollout.tasks, config.rollout.split, config.rollout.task_size);
   if (!tasks) return tasks.error();
   std::vector<task::SelectedTask> heldout_tasks;
   if (config.heldout.enabled()) {
     auto loaded = task::select_tasks(config.rollout.tasks, config.heldout.split, config.rollout.task_size);
-    if (loaded) loaded = task::select_tasks(config.rollout.tasks, config.heldout.split, "full");
     if (!loaded) return make_error("--heldout-split " + config.heldout.split + ": " + loaded.error().message);
     heldout_tasks = std::move(*loaded);
   }
@@ -286,11 +292,9 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
     }
   }
   for (int step = state.steps_done; step < config.n_steps; ++step) {
-    rollout::RolloutConfig rc = config.rollout;
-    rc.tasks = tasks_of_step(*tasks, config.tasks_per_step, step, config.seed);
-    rc.out_dir = config.run_dir / "steps" / step_name(step + 1);
-    rc.concurrency = std::max(rc.concurrency, rc.n_trajectories * static_cast<int>(rc.tasks.size()));
-    rc.lenient_parse = config.reward == "format";  // docs/train.md: any code block earns the format reward's base
+    const rollout::RolloutConfig rc =
+        rollout_over(config, tasks_of_step(*tasks, config.tasks_per_step, step, config.seed),
+                     config.run_dir / "steps" / step_name(step + 1), config.rollout.n_trajectories, config.rollout.n_turns);
     sampler.reseed(config.seed + 7919ull * step);
     const auto t0 = std::chrono::steady_clock::now();
     const int batches_before = sampler.n_batches();

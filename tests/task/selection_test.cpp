@@ -52,6 +52,7 @@ TEST(TaskSelection, SplitComesFromTheManifest) {
     EXPECT_EQ(t.split, "test") << t.path;
     EXPECT_EQ(t.level, 1) << t.path;
     EXPECT_NE(t.source.find("class Model"), std::string::npos) << t.path;
+    EXPECT_EQ(t.path, t.given);  // at full size the task is its own file
   }
 }
 
