@@ -19,13 +19,8 @@ note() { echo "$*" | tee -a "$summary"; }
 export KERNELRL_COMMIT="$(cat .gpu-deps/commit 2>/dev/null || echo unknown)"
 export KERNELRL_CACHE_DIR=/tmp/kernelrl-cache PATH="$PATH:/usr/local/cuda/bin"
 python="$(command -v python3)"
-model_dir=/tmp/kernelrl-model
-model="$model_dir/SmolLM2-135M-Instruct.Q4_1.gguf"
-mkdir -p "$model_dir"
-cp .gpu-model-*/part-* "$model_dir/" 2>/dev/null
-if [ ! -s "$model" ] && [ -s "$model_dir/part-aa" ] && [ -s "$model_dir/part-ab" ]; then
-  cat "$model_dir"/part-* >"$model"
-fi
+model="$(scripts/gpu-model.sh)"
+model_dir="$(dirname "$model")"
 note "gpu-train-check $mode: commit $KERNELRL_COMMIT, $(date -u +%FT%TZ), parts: $(ls "$model_dir" | tr '\n' ' ')"
 [ "$mode" = stage ] && exit 0
 if [ "$mode" = train ]; then
@@ -34,10 +29,7 @@ if [ "$mode" = train ]; then
 fi
 
 t0=$(date +%s)
-cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE="$python" \
-  -Dpybind11_DIR="$($python -c 'import pybind11; print(pybind11.get_cmake_dir())')" \
-  -DKERNELRL_EXTRA_INCLUDE="$PWD/.gpu-deps/include" >"$out/build.log" 2>&1 &&
-  ninja -C build-gpu -j16 kernelrl kernelrl_model_bench $([ "$mode" = bench ] && echo model_gpu_test) >>"$out/build.log" 2>&1
+scripts/gpu-build.sh -j16 kernelrl kernelrl_model_bench $([ "$mode" = bench ] && echo model_gpu_test) >"$out/build.log" 2>&1
 rc=$?
 note "build: rc $rc in $(( $(date +%s) - t0 )) s"
 [ $rc -eq 0 ] || { tail -30 "$out/build.log"; exit 1; }

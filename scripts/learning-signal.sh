@@ -44,12 +44,7 @@ export PATH="$PATH:/usr/local/cuda/bin"
 # The model: $MODEL, or the default one, assembled from carried parts where those exist.
 model="${MODEL:-$src/.cache/models/SmolLM2-135M-Instruct.Q4_1.gguf}"
 if [ -z "${MODEL:-}" ] && [ ! -s "$model" ] && ls .gpu-model-*/part-* >/dev/null 2>&1; then
-  mkdir -p /tmp/kernelrl-model
-  cp .gpu-model-*/part-* /tmp/kernelrl-model/
-  model=/tmp/kernelrl-model/SmolLM2-135M-Instruct.Q4_1.gguf
-  if [ -s /tmp/kernelrl-model/part-aa ] && [ -s /tmp/kernelrl-model/part-ab ]; then
-    cat /tmp/kernelrl-model/part-* >"$model"
-  fi
+  model="$(scripts/gpu-model.sh)"
 fi
 tokenizer="${TOKENIZER:-$model}"
 note "learning-signal: commit $(cat .gpu-deps/commit 2>/dev/null || git rev-parse --short=12 HEAD 2>/dev/null), $(date -u +%FT%TZ), model $model"
@@ -61,13 +56,9 @@ mode="${1:-all}"
 bin="${KERNELRL_BIN:-}"
 if [ -z "$bin" ]; then
   t0=$(date +%s)
-  if [ -d .gpu-deps ]; then  # the lent GPU machine (scripts/gpu-check.sh builds the same way)
-    python="$(command -v python3)"
+  if [ -d .gpu-deps ]; then  # the lent GPU machine
     export KERNELRL_CACHE_DIR=/tmp/kernelrl-cache
-    cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE="$python" \
-      -Dpybind11_DIR="$($python -c 'import pybind11; print(pybind11.get_cmake_dir())')" \
-      -DKERNELRL_EXTRA_INCLUDE="$PWD/.gpu-deps/include" >"$out/build.log" 2>&1 &&
-      ninja -C build-gpu kernelrl >>"$out/build.log" 2>&1
+    scripts/gpu-build.sh kernelrl >"$out/build.log" 2>&1
     rc=$?; bin=build-gpu/tools/kernelrl/kernelrl
   else
     scripts/build.sh kernelrl >"$out/build.log" 2>&1
