@@ -140,6 +140,20 @@ class LocalService:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+class LiveServiceTest(unittest.TestCase):
+    """A test case with a live local service and a `kernelrl env` protocol of its own, fresh for
+    each test (`self.service`, `self.protocol`)."""
+
+    def setUp(self) -> None:
+        from kernelrl_client import EnvProtocol  # importable once SOURCE_DIR/python is on the path
+        self.service = LocalService()
+        self.protocol = EnvProtocol()
+
+    def tearDown(self) -> None:
+        self.protocol.close()
+        self.service.stop()
+
+
 class ScriptedChatServer:
     """POST /v1/chat/completions answered from `responses` in call order; requests recorded."""
 

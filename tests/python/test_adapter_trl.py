@@ -8,21 +8,13 @@ from __future__ import annotations
 
 import unittest
 
-from kernelrl_testing import CHEAP_OPTIONS, SCRIPTED_RESPONSES, SOURCE_DIR, TASK_ADD, TASK_ADD_REF, LocalService
+from kernelrl_testing import CHEAP_OPTIONS, SCRIPTED_RESPONSES, SOURCE_DIR, TASK_ADD, TASK_ADD_REF, LiveServiceTest
 
-from kernelrl_client import EnvProtocol, Task
+from kernelrl_client import Task
 from kernelrl_client.adapters.trl import KernelReward, kernel_dataset
 
 
-class TrlReward(unittest.TestCase):
-    def setUp(self) -> None:
-        self.service = LocalService()
-        self.protocol = EnvProtocol()
-
-    def tearDown(self) -> None:
-        self.protocol.close()
-        self.service.stop()
-
+class TrlReward(LiveServiceTest):
     def test_reward_funcs_call(self) -> None:
         task = Task(source=TASK_ADD.read_text(), name="task_add.py", ref=TASK_ADD_REF)
         rows = kernel_dataset([task], format="host", protocol=self.protocol)

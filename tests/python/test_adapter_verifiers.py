@@ -9,23 +9,15 @@ import asyncio
 import unittest
 
 from adapter_testing import framework
-from kernelrl_testing import CHEAP_OPTIONS, SCRIPTED_RESPONSES, TASK_ADD, TASK_ADD_REF, LocalService
+from kernelrl_testing import CHEAP_OPTIONS, SCRIPTED_RESPONSES, TASK_ADD, TASK_ADD_REF, LiveServiceTest
 
 FRAMEWORK = framework("verifiers")
 
-from kernelrl_client import EnvProtocol, Task, returns  # noqa: E402
+from kernelrl_client import Task, returns  # noqa: E402
 from kernelrl_client.adapters.verifiers import KernelMultiTurnEnv, kernel_dataset  # noqa: E402
 
 
-class VerifiersAdapter(unittest.TestCase):
-    def setUp(self) -> None:
-        self.service = LocalService()
-        self.protocol = EnvProtocol()
-
-    def tearDown(self) -> None:
-        self.protocol.close()
-        self.service.stop()
-
+class VerifiersAdapter(LiveServiceTest):
     @unittest.skipIf(FRAMEWORK == "installed", "the installed verifiers runs rollouts through a model client; "
                                                "this drives the recorded loop")
     def test_rollout_and_rubric(self) -> None:
