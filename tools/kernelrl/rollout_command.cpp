@@ -4,9 +4,9 @@
 
 #include "common/progress.hpp"
 #include "rollout/runner.hpp"
+#include "exit_codes.hpp"
 #if KERNELRL_HAVE_HTTP_POLICY
 #include "policy/http_policy.hpp"
-#include "exit_codes.hpp"
 #endif
 
 namespace kernelrl::cli {

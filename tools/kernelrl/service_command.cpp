@@ -9,13 +9,13 @@
 #include <iostream>
 #include <thread>
 
+#include "exit_codes.hpp"
 #include "kernelrl/build_config.hpp"
 #if KERNELRL_HAVE_SERVICE
 #include "service/client.hpp"
 #include "service/front.hpp"
 #include "service/slots.hpp"
 #include "service/worker_loop.hpp"
-#include "exit_codes.hpp"
 #endif
 
 namespace kernelrl::cli {
@@ -28,7 +28,7 @@ std::atomic<bool> g_stop{false};
 
 void on_stop_signal(int) { g_stop = true; }
 
-void install_stop_handlers() {
+[[maybe_unused]] void install_stop_handlers() {
   struct sigaction sa {};
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
