@@ -102,6 +102,7 @@ TEST(RolloutGpu, ReplayedFixturesScoreAsTheEngineSays) {
 
   // What the engine returned, as the run recorded it.
   std::map<std::string, double> turn2_speedup;  // task -> best speedup over the two correct turns
+  std::map<std::string, double> turn2_slowest;  // task -> the other one
   std::map<std::string, int> statuses;
   for (const auto& line : testing::read_json_lines(c.out_dir / "trajectories.jsonl")) {
     if (line.value("update", false)) continue;
@@ -109,8 +110,11 @@ TEST(RolloutGpu, ReplayedFixturesScoreAsTheEngineSays) {
     const std::string status = result.value("status", "");
     ++statuses[status + " turn " + std::to_string(line["turn"].get<int>())];
     if (line["turn"] == 2 && status == "OK") {
-      double& best = turn2_speedup[line["task"].get<std::string>()];
+      const std::string task = line["task"].get<std::string>();
+      double& best = turn2_speedup[task];
       best = std::max(best, result["speedup"].get<double>());
+      auto [slowest, first] = turn2_slowest.try_emplace(task, result["speedup"].get<double>());
+      if (!first) slowest->second = std::min(slowest->second, result["speedup"].get<double>());
     }
   }
   EXPECT_EQ(statuses["WRONG_OUTPUT turn 1"], kTasks);
@@ -141,9 +145,13 @@ TEST(RolloutGpu, ReplayedFixturesScoreAsTheEngineSays) {
     ASSERT_TRUE(alone) << alone.error().message;
     EXPECT_EQ(alone->status, common::Status::OK) << t.task << ": " << alone->error.message;
     const double ratio = alone->speedup / t.best_speedup;
-    std::printf("rollout-gpu %-40s report best %.3fx  engine alone %.3fx  ratio %.3f\n", t.task_id.c_str(),
-                t.best_speedup, alone->speedup, ratio);
-    EXPECT_NEAR(ratio, 1.0, 0.15) << t.task;  // both are medians of timed runs on a shared GPU
+    const double slowest = turn2_slowest[t.task];
+    std::printf("rollout-gpu %-40s report best %.3fx (other %.3fx)  engine alone %.3fx  ratio %.3f\n", t.task_id.c_str(),
+                t.best_speedup, slowest, alone->speedup, ratio);
+    // Each is the median of timed runs on a shared GPU (the rollout's eight at once); the report's is
+    // the better of two, so the lone evaluation is held to the range of both, with 15% either side.
+    EXPECT_GE(alone->speedup, slowest / 1.15) << t.task;
+    EXPECT_LE(alone->speedup, t.best_speedup * 1.15) << t.task;
   }
   ASSERT_TRUE(report->overall.geomean_speedup.has_value());
   EXPECT_NEAR(*report->overall.geomean_speedup, std::exp(log_sum / kTasks), 1e-9);
