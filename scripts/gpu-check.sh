@@ -23,6 +23,10 @@
 #                                   (KB_N=16 load_inline builds; KB_N=50 for the full comparison,
 #                                   ~4 min more) with their throughput ratio; PART=native, then
 #                                   PART=kernelbench on the still-warm machine, split it over two calls
+#   scripts/gpu-check.sh soak       SOAK_N evaluations (1000) through one batch, every 10th a faulty
+#                                   candidate (device reset, illegal address, crash, hang, memory bomb,
+#                                   hoarded memory, lazy outputs, inputs zeroed): scripts/soak.py's checks
+#                                   (a record each, no engine error, honest results unchanged, nothing left)
 #   scripts/gpu-check.sh service    the same native batch (SERVICE_N=50 distinct candidates, cold
 #                                   compile caches) directly (`kernelrl eval --batch`, one call) and
 #                                   through the service (redis-server, `kernelrl serve`, `kernelrl
@@ -54,7 +58,7 @@ t0=$(date +%s)
 # The test binaries holding `ctest -L gpu`'s tests (`final` builds only these and what they run).
 gpu_test_targets="eval_device_screen_gpu_test eval_device_screen_test eval_engine_gpu_test model_gpu_test rollout_gpu_test"
 scripts/gpu-build.sh -k 0 -j16 $([ "$mode" = final ] && echo kernelrl kernelrl_host_cc kernelrl_confine $gpu_test_targets) \
-    $([ "$mode" != main ] && [ "$mode" != final ] && [ -z "${WITH_GPU_TESTS:-}" ] && echo kernelrl kernelrl_host_cc kernelrl_confine $([ "$mode" != kb ] && [ "$mode" != service ] && echo kernelrl_bench eval_device_screen_gpu_test)) >"$logs/build.log" 2>&1
+    $([ "$mode" != main ] && [ "$mode" != final ] && [ -z "${WITH_GPU_TESTS:-}" ] && echo kernelrl kernelrl_host_cc kernelrl_confine $([ "$mode" != kb ] && [ "$mode" != service ] && [ "$mode" != soak ] && echo kernelrl_bench eval_device_screen_gpu_test)) >"$logs/build.log" 2>&1
 rc=$?
 note "build: rc $rc in $(( $(date +%s) - t0 )) s"
 [ $rc -eq 0 ] || { tail -40 "$logs/build.log"; exit 1; }
@@ -199,6 +203,9 @@ elif [ "$mode" = kb ]; then
   timeout "${EXAMPLES_S:-600}" $bin eval --batch examples/manifest.json --out "$out/examples.jsonl" >"$logs/examples.log" 2>&1
   note "examples (all entries): rc $? (124: stopped after EXAMPLES_S)"; tail -12 "$logs/examples.log" | tee -a "$summary"
   note "left over: processes '$(pgrep -af 'kernelrl' | grep -v pgrep | tr '\n' ';')', GPU memory used $(nvidia-smi --query-gpu=memory.used --format=csv,noheader)"
+elif [ "$mode" = soak ]; then
+  $python scripts/soak.py --kernelrl "$bin" --device cuda --n "${SOAK_N:-1000}" --out "$out/soak" >"$logs/soak.log" 2>&1
+  note "soak: rc $? (1: a check failed), $($python -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["records"], "records of", d["jobs"], "jobs in", d["wall_s"], "s;", d["evaluations_per_min"], "/min; engine errors", d["engine_errors"], "; by kind", json.dumps(d["statuses_by_kind"]), "; GPU MiB before/after", d.get("gpu_memory_mib_before_after"), "; processes left", len(d["processes_left"]), "; failures", d["failures"][:5])' "$out/soak/summary.json" 2>&1)"
 elif [ "$mode" = fidelity ]; then
   reference_fidelity
 elif [ "$mode" = batch ]; then
