@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what kernelrl needs on a Debian machine (idempotent): compilers, CMake, the embedded
-# Python with torch (Debian's python3-torch and libtorch-dev, CPU), pybind11, nlohmann-json, CLI11,
-# xxHash, GoogleTest, cpp-httplib, PCRE2, Chart.js (which `kernelrl report` inlines into its HTML
+# Python with torch (Debian's python3-torch and libtorch-dev, CPU; and setuptools, which
+# torch.utils.cpp_extension imports: a machine without it cannot configure), pybind11, nlohmann-json,
+# CLI11, xxHash, GoogleTest, cpp-httplib, PCRE2, Chart.js (which `kernelrl report` inlines into its HTML
 # file) and OpenBLAS (libopenblas0-openmp: Debian's libtorch calls the BLAS of libblas.so.3, which
 # without it is the reference implementation: the default model's prompt reading is 18x and its
 # sampling 6x slower on the CPU, bench/blas_sampling.sh; the OpenMP build shares torch's threads
@@ -20,7 +21,7 @@ for arg in "$@"; do
   esac
 done
 
-packages=(build-essential cmake ninja-build git python3 python3-dev python3-torch pybind11-dev
+packages=(build-essential cmake ninja-build git python3 python3-dev python3-setuptools python3-torch pybind11-dev
           nlohmann-json3-dev libcli11-dev libxxhash-dev libgtest-dev libgmock-dev libcpp-httplib-dev pkg-config
           libjs-chart.js libtorch-dev libpcre2-dev libopenblas0-openmp redis-server libhiredis-dev python3-yaml)
 
