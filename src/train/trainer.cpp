@@ -180,6 +180,30 @@ common::Fallible append_log_line(const fs::path& run_dir, const json& line) {
   return common::Ok{};
 }
 
+// What the rollouts sample from: the model being trained through `own`, or run_training's
+// external sampler. Reseeding restarts the model's seed sequence (an external sampler has its own).
+struct Sampler {
+  policy::LocalPolicy& own;
+  policy::Policy* external = nullptr;
+  policy::Policy& policy() { return external ? *external : own; }
+  void reseed(std::uint64_t seed) { own.reseed(seed); }
+  int n_batches() const { return own.n_batches(); }  // the model's sampler calls (none with an external one)
+};
+
+// An external sampler's answer as the model's own sample (trainer.hpp, run_training): without
+// token ids, its content encoded by the model's tokenizer, ending with the end-of-turn token when
+// it stopped (as the model's samples end); its log-probs, not of those tokens, dropped.
+void tokenize_answer(const policy::PolicyModel& model, trajectory::Response& response) {
+  if (response.token_ids || response.content.empty()) return;
+  const std::vector<std::int32_t> ids = model.tokenizer.encode(response.content);
+  std::vector<std::int64_t> tokens(ids.begin(), ids.end());
+  if (response.finish_reason == "stop") {
+    if (auto end = model.chat.end_of_turn_id(model.tokenizer)) tokens.push_back(*end);
+  }
+  response.token_ids = std::move(tokens);
+  response.logprobs.reset();
+}
+
 // A rollout of the run's settings over `tasks` (files as given: the runner sizes them), m x n per
 // task, into `out_dir`, every trajectory at once (their prompts batched into the sampler).
 rollout::RolloutConfig rollout_over(const TrainConfig& c, std::vector<fs::path> tasks, fs::path out_dir,
@@ -198,7 +222,7 @@ rollout::RolloutConfig rollout_over(const TrainConfig& c, std::vector<fs::path> 
 // the held-out tasks into RUN/heldout/step-NNNNN/ (resumed like any rollout when a killed run
 // comes back to it), with the held-out seed, whatever the step.
 common::Expected<json> evaluate_heldout(const TrainConfig& c, const std::vector<task::SelectedTask>& tasks,
-                                        policy::LocalPolicy& sampler, rollout::Evaluator& scorer, int steps_done) {
+                                        Sampler& sampler, rollout::Evaluator& scorer, int steps_done) {
   std::vector<fs::path> files;
   for (const auto& t : tasks) files.push_back(t.given);
   rollout::RolloutConfig rc = rollout_over(c, std::move(files), c.run_dir / "heldout" / step_name(steps_done),
@@ -208,7 +232,7 @@ common::Expected<json> evaluate_heldout(const TrainConfig& c, const std::vector<
   sampler.reseed(c.heldout.seed);
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<trajectory::TurnRecord> records;
-  auto rolled = rollout::RolloutRunner(rc, sampler, scorer).run(&records);
+  auto rolled = rollout::RolloutRunner(rc, sampler.policy(), scorer).run(&records);
   if (!rolled) return make_error("held-out evaluation after step " + std::to_string(steps_done) + ": " + rolled.error().message);
   json metrics = heldout_metrics(records);
   metrics["time/heldout_s"] = common::seconds_since(t0);
@@ -221,7 +245,8 @@ common::Expected<json> evaluate_heldout(const TrainConfig& c, const std::vector<
 
 }  // namespace
 
-common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::Evaluator* evaluator) {
+common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::Evaluator* evaluator,
+                                            policy::Policy* external_sampler) {
   if (auto s = check(config); !s) return s.error();
   if (config.reward == "kernel" && evaluator == nullptr) return make_error("reward 'kernel' needs the engine");
   // Selected at the run's size here, so that a task lacking it is named before the model loads;
@@ -272,7 +297,8 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
   if (auto s = write_run_settings(config); !s) return s.error();
   policy::LocalPolicyConfig policy_config = config.policy;
   policy_config.sampling.seed = config.seed;
-  policy::LocalPolicy sampler(*policy, policy_config);
+  policy::LocalPolicy own_sampler(*policy, policy_config);
+  Sampler sampler{own_sampler, external_sampler};
   FormatRewardEvaluator format_reward;
   rollout::Evaluator& scorer = config.reward == "format" ? static_cast<rollout::Evaluator&>(format_reward) : *evaluator;
 
@@ -299,10 +325,13 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
     const auto t0 = std::chrono::steady_clock::now();
     const int batches_before = sampler.n_batches();
     std::vector<trajectory::TurnRecord> episodes;  // the step's records, a resumed step's earlier ones included
-    auto rolled = rollout::RolloutRunner(rc, sampler, scorer).run(&episodes);
+    auto rolled = rollout::RolloutRunner(rc, sampler.policy(), scorer).run(&episodes);
     if (!rolled) return make_error("step " + std::to_string(step + 1) + ": rollout: " + rolled.error().message);
     const double rollout_s = common::seconds_since(t0);
     const int step_batches = sampler.n_batches() - batches_before;
+    if (external_sampler) {
+      for (auto& e : episodes) tokenize_answer(*policy, e.response);
+    }
     std::vector<TrainingSample> samples;
     for (const auto& e : episodes) {
       if (!e.advantage || !e.response.token_ids || e.response.token_ids->empty()) continue;

@@ -1,11 +1,12 @@
 // `kernelrl train`: the multi-turn GRPO loop on one machine (DESIGN.md, "The recipe"). Each step
-// takes a batch of tasks, samples m x n episodes per task with the in-process policy through the
-// rollout runner (prompts, parsing, evaluation through the engine's pool, scores, returns and
-// advantages), then updates the policy on every turn's own response tokens. Each step's rollout
-// is kept under the run directory (so `kernelrl report` reads it), each step appends a line of
-// metrics to train_log.jsonl, and a checkpoint after every step lets a killed run resume. With a
-// held-out split (train/heldout.hpp) the policy is also evaluated there before the first step
-// (a line of step 0), every K steps and after the last, into the same log (`heldout/...` keys).
+// takes a batch of tasks, samples m x n episodes per task with the in-process policy (or a sampler
+// given to run_training) through the rollout runner (prompts, parsing, evaluation through the
+// engine's pool, scores, returns and advantages), then updates the policy on every turn's own
+// response tokens. Each step's rollout is kept under the run directory (so `kernelrl report` reads
+// it), each step appends a line of metrics to train_log.jsonl, and a checkpoint after every step
+// lets a killed run resume. With a held-out split (train/heldout.hpp) the policy is also evaluated
+// there before the first step (a line of step 0), every K steps and after the last, into the same
+// log (`heldout/...` keys).
 #pragma once
 
 #include <filesystem>
@@ -15,8 +16,9 @@
 #include "common/expected.hpp"
 #include "rollout/evaluator.hpp"
 #include "rollout/rollout_config.hpp"
-#include "train/heldout.hpp"
 #include "policy/local_policy.hpp"
+#include "policy/policy.hpp"
+#include "train/heldout.hpp"
 #include "train/update.hpp"
 
 namespace kernelrl::train {
@@ -52,9 +54,19 @@ struct TrainSummary {
 };
 
 // Runs or resumes the training in config.run_dir. `evaluator` scores candidates when reward is
-// "kernel" (the engine's pool); it may be null for "format". Errors: bad configuration (naming the
-// field), a run directory of other settings, unreadable model, or a failed step (the run stops
-// after writing what it finished; rerunning resumes).
-common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::Evaluator* evaluator);
+// "kernel" (the engine's pool, or the evaluation service's client); it may be null for "format".
+// Errors: bad configuration (naming the field), a run directory of other settings, unreadable
+// model, or a failed step (the run stops after writing what it finished; rerunning resumes).
+//
+// `sampler`: what the rollouts sample from instead of the model being trained (null, the default:
+// the model itself through a LocalPolicy). It is for driving the trainer with a fixed or external
+// sampler (tests: a ScriptedPolicy's fixed answers, which a tiny random model never writes); the
+// model is still updated on its answers, as if it had written them. An answer that carries no token
+// ids is encoded with the model's tokenizer (its content, ending with the end-of-turn token when it
+// stopped) and its log-probs, which are not of those tokens, are dropped: the update recomputes the
+// old policy's own and only compares the sampler's. Not owned; its prompts must fit the model's
+// context (its own token budget is what the rollout keeps them to).
+common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::Evaluator* evaluator,
+                                            policy::Policy* sampler = nullptr);
 
 }  // namespace kernelrl::train

@@ -4,7 +4,7 @@
 // that kills its workers ends as RUNTIME_ERROR; a burst with 10% faulty candidates (crash, hang,
 // wrong output) ends with one result per job; Redis killed and restarted mid-run loses no
 // acknowledged result; `--gpus 0,1` runs one process per GPU, pinned with CUDA_VISIBLE_DEVICES;
-// `kernelrl rollout` and `kernelrl train` with --eval-service give the in-process engine's results.
+// `kernelrl rollout --eval-service` gives the in-process engine's results (`train`'s: train_e2e_test.cpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
-#include "../model/model_test_util.hpp"
+#include "tiny_policy.hpp"
 #include "model/transformer.hpp"
 #include "train/trainer.hpp"
 #include "weights/checkpoint.hpp"
@@ -23,25 +23,12 @@ namespace {
 
 namespace fs = std::filesystem;
 const fs::path kSource = KERNELRL_SOURCE_DIR;
+using testing::tiny_checkpoint;
 
 fs::path scratch() {
   auto p = fs::temp_directory_path() / ("kernelrl-trainer-test-" + std::to_string(::getpid()));
   fs::create_directories(p);
   return p;
-}
-
-fs::path tiny_checkpoint(const fs::path& dir, std::uint64_t seed = 3, std::int64_t max_position = 8192) {
-  auto c = model::testing::tiny_config(/*tied=*/true);
-  c.vocab_size = 49152;  // SmolLM2's tokenizer
-  c.max_position = max_position;
-  c.bos_token_id = 1;
-  c.eos_token_id = 2;
-  torch::manual_seed(seed);
-  auto m = model::make_transformer(c);
-  EXPECT_TRUE(m) << m.error().message;
-  auto saved = weights::save_hf_checkpoint(dir, c, (*m)->state(), "float32");
-  EXPECT_TRUE(saved) << saved.error().message;
-  return dir;
 }
 
 int count_lines(const fs::path& file) {
