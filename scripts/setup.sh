@@ -8,7 +8,9 @@
 # sampling 6x slower on the CPU, bench/blas_sampling.sh; the OpenMP build shares torch's threads
 # instead of starting its own), and Redis with its C client (redis-server libhiredis-dev) for
 # `kernelrl serve` / `kernelrl worker --redis` (docs/service.md; the service tests start their own
-# redis-server on a free loopback port, and parse the deployment examples with python3-yaml).
+# redis-server on a free loopback port, and parse the deployment examples with python3-yaml), and
+# gloo's headers (libgloo-dev: libtorch's ProcessGroupGloo.hpp includes them; the data-parallel
+# gradient all-reduce, src/train/data_parallel, and its test are built only where they are).
 # The CUDA toolkit (nvcc) is expected to be installed already; without it only host candidates work.
 # Then the default policy model (scripts/fetch-default-model.sh), unless --no-model.
 set -euo pipefail
@@ -23,7 +25,8 @@ done
 
 packages=(build-essential cmake ninja-build git python3 python3-dev python3-setuptools python3-torch pybind11-dev
           nlohmann-json3-dev libcli11-dev libxxhash-dev libgtest-dev libgmock-dev libcpp-httplib-dev pkg-config
-          libjs-chart.js libtorch-dev libpcre2-dev libopenblas0-openmp redis-server libhiredis-dev python3-yaml)
+          libjs-chart.js libtorch-dev libpcre2-dev libopenblas0-openmp redis-server libhiredis-dev python3-yaml
+          libgloo-dev)
 
 missing=()
 for p in "${packages[@]}"; do
