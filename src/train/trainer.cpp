@@ -1,5 +1,6 @@
 #include "train/trainer.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -7,6 +8,7 @@
 #include <numeric>
 #include <optional>
 #include <random>
+#include <tuple>
 
 #include <torch/torch.h>
 
@@ -332,6 +334,12 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
     if (external_sampler) {
       for (auto& e : episodes) tokenize_answer(*policy, e.response);
     }
+    // The update's seeded split into minibatches starts from this order: by task, trajectory and
+    // turn, not the order the turns finished in (which follows the evaluator's speed), so a step's
+    // update is the same whichever evaluator scored it.
+    std::sort(episodes.begin(), episodes.end(), [](const trajectory::TurnRecord& a, const trajectory::TurnRecord& b) {
+      return std::tie(a.task, a.trajectory, a.turn) < std::tie(b.task, b.trajectory, b.turn);
+    });
     std::vector<TrainingSample> samples;
     for (const auto& e : episodes) {
       if (!e.advantage || !e.response.token_ids || e.response.token_ids->empty()) continue;

@@ -81,10 +81,9 @@ train::TrainConfig two_steps(const fs::path& model, const fs::path& run_dir) {
   c.rollout.n_trajectories = 2;
   c.rollout.n_turns = 3;
   c.rollout.out_dir = run_dir / "steps";
-  // The step's turns reach the update in the order they finished, which the evaluator's speed
-  // decides, and minibatches are split by position: one minibatch makes the update independent of
-  // it (its micro-batches are grouped by length, and turns of equal length here are equal).
-  c.update.n_minibatches = 1;
+  // Two minibatches: the trainer orders a step's turns by task, trajectory and turn before the
+  // seeded split, so the update does not depend on the order the evaluator finished them in.
+  c.update.n_minibatches = 2;
   c.update.micro_batch_tokens = 8192;
   auto resolved = rollout::resolve(c.rollout);
   EXPECT_TRUE(resolved) << resolved.error().message;
