@@ -86,8 +86,11 @@ std::vector<std::string> python_paths(const std::string& python) {
       "        spec = importlib.util.find_spec(name)\n"
       "    except Exception:\n"
       "        spec = None\n"
-      "    for p in ([spec.origin] if spec and spec.origin else []) + list(spec.submodule_search_locations or [] if spec else []):\n"
-      "        paths.append(p)\n"
+      "    if spec is None:\n"
+      "        continue\n"
+      "    if spec.origin:\n"
+      "        paths.append(spec.origin)\n"
+      "    paths.extend(spec.submodule_search_locations or [])\n"
       "print('\\n'.join(paths))\n";
   common::RunLimits limits;
   limits.wall_time = std::chrono::milliseconds(20000);
