@@ -62,6 +62,12 @@ std::string clean_paths(const std::string& output, const std::filesystem::path& 
 // argv that runs `argv` with `env` ("NAME=value") set, overriding inherited values (through env(1)).
 std::vector<std::string> with_env(const std::vector<std::string>& env, const std::vector<std::string>& argv);
 
+// argv that runs `argv` under tools/confine (tc.confine, which must be set): reads, listing and
+// executing only below the toolchain's read roots (with the interpreter's when `python`), the
+// options' extra roots and `writable`; writes only below `writable`; the Build system-call filter.
+std::vector<std::string> confined(const Toolchain& tc, const CompileOptions& options, bool python,
+                                  const std::vector<std::string>& writable, const std::vector<std::string>& argv);
+
 // "9.0" for "90", "10.0a" for "100a"; empty if `arch` is not 2-3 digits plus an optional a/f.
 std::string dotted_arch(const std::string& arch);
 

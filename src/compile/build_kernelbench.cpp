@@ -4,8 +4,8 @@
 // place rather than in a scratch folder: an flock on <entry>/.lock serialises builders (and is
 // released if a builder dies), and result.json, written last, marks the entry finished.
 //
-// The candidate's module-level Python code runs here, outside the sandbox, with the compiler's
-// time limit. The runner must load the artifact with the same TORCH_EXTENSIONS_DIR
+// The candidate's module-level Python code runs here, outside the evaluation's sandbox but under
+// tools/confine (reads, writes, system calls), with the compiler's time limit. The runner must load the artifact with the same TORCH_EXTENSIONS_DIR
 // (<artifact>/extensions), TORCH_CUDA_ARCH_LIST and CUDA toolkit (torch finds it the same way in
 // both processes: $CUDA_HOME, else nvcc on PATH), or torch rebuilds.
 #include <fcntl.h>
@@ -180,12 +180,13 @@ CompileResult build_kernelbench(const BuildRequest& req) {
                                "MAX_JOBS=4", "PYTHONDONTWRITEBYTECODE=1", "TMPDIR=" + scratch.string(),
                                "NVCC_APPEND_FLAGS=" + nvcc_append};
   // The module's code runs here (load_inline must start compilers, so no process filter): writes
-  // only to its entry and /dev, no network (tools/confine).
-  std::vector<std::string> argv{tc.confine, "--write", req.entry.string(), "--write", "/dev"};
+  // only to its entry and /dev, no network; reads only the toolchain, the interpreter's paths (torch)
+  // and its entry, so a compiler it starts cannot include a host file either (tools/confine).
+  std::vector<std::string> writable{req.entry.string(), "/dev"};
   if (const char* home = std::getenv("HOME")) {
-    if (fs::is_directory(std::string(home) + "/.nv", ec)) argv.insert(argv.end(), {"--write", std::string(home) + "/.nv"});
+    if (fs::is_directory(std::string(home) + "/.nv", ec)) writable.push_back(std::string(home) + "/.nv");
   }
-  argv.insert(argv.end(), {"--", tc.python, "-c", kPrebuildScript, src.string()});
+  const std::vector<std::string> argv = confined(tc, req.options, true, writable, {tc.python, "-c", kPrebuildScript, src.string()});
   common::RunLimits limits;
   limits.wall_time = req.options.time_limit;
   // No RLIMIT_AS: torch and the CUDA libraries reserve far more address space than they use.

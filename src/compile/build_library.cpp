@@ -108,6 +108,10 @@ CompileResult build_library(const BuildRequest& req) {
     return infrastructure_failure(std::string(native ? "nvcc" : "C++ compiler") + " '" + program +
                                   "' is not an executable file (check $KERNELRL_NVCC / $CXX)");
   }
+  if (tc.confine.empty()) {  // the compilers read only the toolchain and the candidate's folder: never unconfined
+    return infrastructure_failure("kernelrl-confine not found (" + std::string(build::confine_tool) +
+                                  "): build the project's tools/confine");
+  }
   if (native && dotted_arch(req.options.cuda_arch).empty()) {
     return infrastructure_failure("invalid cuda_arch '" + req.options.cuda_arch + "': expected digits such as 90 or 100a");
   }
@@ -128,10 +132,21 @@ CompileResult build_library(const BuildRequest& req) {
   // TMPDIR: nvcc's intermediate files go into the scratch folder and vanish with it, even when the
   // compiler is killed. LC_ALL=C: plain ASCII quotes in gcc's messages.
   std::vector<std::string> env{"TMPDIR=" + scratch->string(), "LC_ALL=C"};
+  // Every step runs confined (tools/confine): it reads only the toolchain, the headers and this
+  // scratch folder (a file-reading directive the static scan missed finds nothing else), and writes
+  // only there (and the shared precompiled headers).
+  std::vector<std::string> writable{scratch->string(), "/dev/null"};
   if (native && uses_host_pch(tc, req.options)) {
+    const fs::path pch_dir = req.cache_dir / "host-pch";
+    std::error_code ec;
+    fs::create_directories(pch_dir, ec);  // a root must exist to be allowed
     env.push_back(std::string(host_pch::kRealCompilerEnv) + "=" + tc.cuda_host_cc);
-    env.push_back(std::string(host_pch::kPchDirEnv) + "=" + (req.cache_dir / "host-pch").string());
+    env.push_back(std::string(host_pch::kPchDirEnv) + "=" + pch_dir.string());
+    writable.push_back(pch_dir.string());
   }
+  auto confine = [&](const std::vector<std::string>& command) {
+    return with_env(env, confined(tc, req.options, false, writable, command));
+  };
   const fs::path object = *scratch / "candidate.o";
   std::vector<std::string> argv = native ? native_compile_command(tc, req.options, src, object) : host_command(tc, req.options, src, out);
   std::string pipeline_note;
@@ -145,14 +160,14 @@ CompileResult build_library(const BuildRequest& req) {
       pipeline_note = "nvcc ran as is: " + script.error().message;
     }
   }
-  auto run = common::run_process(with_env(env, argv), *scratch, {}, limits);
+  auto run = common::run_process(confine(argv), *scratch, {}, limits);
   if (native && run && run->ok()) {  // the link gets what is left of the time limit
     const auto spent = std::chrono::milliseconds(static_cast<long>(ms_since(start)));
     limits.wall_time = std::max(std::chrono::milliseconds(1000), limits.wall_time - spent);
-    auto link = common::run_process(with_env(env, native_link_command(tc, object, out, true)), *scratch, {}, limits);
+    auto link = common::run_process(confine(native_link_command(tc, object, out, true)), *scratch, {}, limits);
     if (link && !link->ok() && !link->timed_out && !tc.fast_linker.empty()) {
       // Some toolchains' gold cannot read their libstdc++ (seen on the GPU machine): the default linker.
-      link = common::run_process(with_env(env, native_link_command(tc, object, out, false)), *scratch, {}, limits);
+      link = common::run_process(confine(native_link_command(tc, object, out, false)), *scratch, {}, limits);
     }
     if (link) link->output = run->output + link->output;
     run = std::move(link);

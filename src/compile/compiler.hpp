@@ -30,6 +30,8 @@ struct CompileOptions {
                                     // modules that reach the process (os, sys, open, ...), are REJECTED
                                     // (compile/import_check.hpp, system_call_check.hpp, python_scan.hpp;
                                     // part of the key). false only to test the sandbox behind it
+  std::vector<std::string> extra_read_roots;  // folders or files the compilers may read beyond
+                                              // Toolchain::read_roots (unusual layouts; not part of the key)
 };
 
 struct CompileResult {
@@ -54,12 +56,19 @@ struct Toolchain {
   std::string host_cc_wrapper;  // tools/host-cc when built and cuda_host_cc is known, else empty
   std::string fast_linker;   // "-fuse-ld=gold" when gold is installed (native links), else empty
   std::string python;        // interpreter that builds kernelbench candidates
-  std::string confine;       // tools/confine, which the kernelbench prebuild runs under; empty when not built
+  std::string confine;       // tools/confine, which every compile of a candidate runs under; empty when not built
   std::filesystem::path abi_include_dir;  // holds kernelrl/abi.h
+  // What the compilers may read besides the candidate's own folder (compile/read_roots.hpp): the
+  // system trees, the compilers' install prefixes, the engine's headers, the loader's few files and
+  // $KERNELRL_COMPILE_READ_ROOTS; python_read_roots adds the interpreter's paths (the prebuild).
+  // Not part of any key.
+  std::vector<std::string> read_roots;
+  std::vector<std::string> python_read_roots;
 };
 
 // Finds the compilers (nvcc from $KERNELRL_NVCC, else the configured toolkit, else PATH; the C++
-// compiler from $CXX or the configured one) and reads their versions. Fails only if the C++
+// compiler from $CXX or the configured one), reads their versions and computes the roots the
+// compilers may read (asking the interpreter for its paths). Fails only if the C++
 // compiler cannot be found or run; without nvcc, `nvcc` stays empty and native compiles fail with
 // a message saying so.
 common::Expected<Toolchain> detect_toolchain();

@@ -113,6 +113,18 @@ std::vector<std::string> with_env(const std::vector<std::string>& env, const std
   return full;
 }
 
+std::vector<std::string> confined(const Toolchain& tc, const CompileOptions& options, bool python,
+                                  const std::vector<std::string>& writable, const std::vector<std::string>& argv) {
+  std::vector<std::string> full{tc.confine};
+  const std::vector<std::string>& roots = python ? tc.python_read_roots : tc.read_roots;
+  for (const auto& root : roots) full.insert(full.end(), {"--read", root});
+  for (const auto& root : options.extra_read_roots) full.insert(full.end(), {"--read", root});
+  for (const auto& root : writable) full.insert(full.end(), {"--write", root});
+  full.push_back("--");
+  full.insert(full.end(), argv.begin(), argv.end());
+  return full;
+}
+
 std::string dotted_arch(const std::string& arch) {
   std::size_t n_digits = 0;
   while (n_digits < arch.size() && arch[n_digits] >= '0' && arch[n_digits] <= '9') ++n_digits;

@@ -11,6 +11,7 @@
 
 #include "common/subprocess.hpp"
 #include "compile/compiler.hpp"
+#include "compile/read_roots.hpp"
 #include "kernelrl/build_config.hpp"
 
 namespace kernelrl::compile {
@@ -111,6 +112,24 @@ common::Expected<Toolchain> detect_toolchain() {
 
   tc.python = build::python_executable;
   tc.abi_include_dir = build::abi_include_dir;
+
+  ReadRootsInputs roots;
+  roots.system = kSystemReadRoots;
+  roots.system.insert(roots.system.end(), kSystemReadFiles.begin(), kSystemReadFiles.end());
+  roots.tools = {tc.nvcc, tc.cxx, tc.cuda_host_cxx, tc.cuda_host_cc};
+  // What the build starts by name (torch's load_inline runs ninja and c++; nvcc's script sh).
+  for (const char* helper : {"ninja", "c++", "cc", "sh", "env", "as", "ld", "ld.gold"}) {
+    roots.helpers.push_back(resolve_program(helper));
+  }
+  roots.helpers.push_back(tc.host_cc_wrapper);
+  roots.folders = {tc.abi_include_dir.string(), build::compile_shim_dir};
+  roots.extra = split_path_list(env_or_empty("KERNELRL_COMPILE_READ_ROOTS"));
+  roots.home = env_or_empty("HOME");
+  tc.read_roots = read_roots(roots);
+  roots.tools.push_back(tc.python);
+  roots.folders = python_paths(tc.python);
+  roots.folders.insert(roots.folders.begin(), {tc.abi_include_dir.string(), build::compile_shim_dir});
+  tc.python_read_roots = read_roots(roots);
   return tc;
 }
 

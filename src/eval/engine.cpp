@@ -196,6 +196,7 @@ common::Expected<Engine::Prepared> Engine::prepare(const EvalJob& job) {
   options.use_cache = config_.use_cache;
   options.host_pch = options.parallel_nvcc = config_.fast_native_compile;
   options.system_access_check = config_.system_access_check;
+  options.extra_read_roots = config_.compile_read_roots;
   double limit_s = p.format == common::Format::KERNELBENCH ? config_.kernelbench_compile_timeout_s : config_.compile_timeout_s;
   options.time_limit = std::chrono::milliseconds(static_cast<long>(limit_s * 1000));
   p.compiled = pool_->submit(*source, job.candidate.filename().string(), options);

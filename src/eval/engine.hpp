@@ -36,6 +36,9 @@ struct EngineConfig {
                                          // (compile::CompileOptions host_pch, parallel_nvcc); false: nvcc as is
   bool system_access_check = true;       // compile::CompileOptions::system_access_check: false only to test
                                          // the sandbox behind it
+  std::vector<std::string> compile_read_roots;  // folders or files the compilers may read beyond the
+                                         // detected toolchain, headers and interpreter paths (compile/read_roots.hpp;
+                                         // also $KERNELRL_COMPILE_READ_ROOTS), for unusual layouts
   double compile_timeout_s = 60;         // native and host
   double kernelbench_compile_timeout_s = 900;  // load_inline builds with torch headers take minutes
   bool reuse_ref_timing = true;          // time each task's reference once per engine, not per candidate

@@ -4,6 +4,7 @@
 #include <linux/landlock.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -35,6 +36,10 @@ std::uint64_t write_rights(long abi) {
 
 common::Error errno_error(const std::string& what) { return common::make_error(what + ": " + std::strerror(errno)); }
 
+// Read-side rights (Landlock ABI 1); of them, only reading and executing apply to a single file.
+constexpr std::uint64_t kReadRights = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_EXECUTE;
+constexpr std::uint64_t kFileReadRights = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_EXECUTE;
+
 }  // namespace
 
 common::Fallible confine_writes(const std::vector<std::string>& writable_roots) {
@@ -46,15 +51,59 @@ common::Fallible confine_writes(const std::vector<std::string>& writable_roots) 
   if (ruleset < 0) return errno_error("landlock_create_ruleset");
   for (const auto& root : writable_roots) {
     const int dir = ::open(root.c_str(), O_PATH | O_CLOEXEC);
-    if (dir < 0) {
+    struct stat st{};
+    if (dir < 0 || ::fstat(dir, &st) != 0) {
+      const int saved = errno;
+      if (dir >= 0) ::close(dir);
       ::close(ruleset);
+      errno = saved;
       return errno_error("cannot open writable folder " + root);
     }
     landlock_path_beneath_attr rule{};
-    rule.allowed_access = attr.handled_access_fs;
+    // A single file (/dev/null) takes only the rights that apply to files.
+    rule.allowed_access = S_ISDIR(st.st_mode) ? attr.handled_access_fs
+                                              : attr.handled_access_fs & (LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE);
     rule.parent_fd = dir;
     const long rc = ::syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
     ::close(dir);
+    if (rc != 0) {
+      ::close(ruleset);
+      return errno_error("landlock_add_rule for " + root);
+    }
+  }
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+    ::close(ruleset);
+    return errno_error("prctl(PR_SET_NO_NEW_PRIVS)");
+  }
+  const long rc = ::syscall(SYS_landlock_restrict_self, ruleset, 0);
+  ::close(ruleset);
+  if (rc != 0) return errno_error("landlock_restrict_self");
+  return common::Ok{};
+}
+
+common::Fallible confine_reads(const std::vector<std::string>& readable_roots) {
+  const long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
+  if (abi < 1) return errno_error("Landlock is not available in this kernel");
+  landlock_ruleset_attr attr{};
+  attr.handled_access_fs = kReadRights;
+  const int ruleset = static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0));
+  if (ruleset < 0) return errno_error("landlock_create_ruleset");
+  for (const auto& root : readable_roots) {
+    const int fd = ::open(root.c_str(), O_PATH | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT) continue;
+    struct stat st{};
+    if (fd < 0 || ::fstat(fd, &st) != 0) {
+      const int saved = errno;
+      if (fd >= 0) ::close(fd);
+      ::close(ruleset);
+      errno = saved;
+      return errno_error("cannot open readable root " + root);
+    }
+    landlock_path_beneath_attr rule{};
+    rule.allowed_access = S_ISDIR(st.st_mode) ? kReadRights : kFileReadRights;
+    rule.parent_fd = fd;
+    const long rc = ::syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
+    ::close(fd);
     if (rc != 0) {
       ::close(ruleset);
       return errno_error("landlock_add_rule for " + root);

@@ -3,6 +3,12 @@
 // confine_writes: where the child may write, with Landlock (Linux 5.13+): after it, creating, writing,
 // truncating, renaming or deleting files is allowed only below the given folders. Reading is not
 // restricted (the candidate needs its libraries). Irreversible; applies to future threads.
+//
+// confine_reads: where a process may read, list and execute, with Landlock: a second layer beside
+// confine_writes (each layer handles its own rights; an access must pass every layer). Used for the
+// compilers a candidate's build runs (tools/confine --read), so that a file-reading directive the
+// static scan missed (`.incbin` spelt through macro pasting) finds nothing outside the toolchain,
+// the headers and the candidate's own folder. Irreversible; inherited by threads and children.
 #pragma once
 
 #include <cstdint>
@@ -13,8 +19,14 @@
 
 namespace kernelrl::sandbox {
 
-// Fails (and confines nothing) when the kernel has no Landlock or a folder cannot be opened.
+// A root may be a single file (/dev/null). Fails (and confines nothing) when the kernel has no Landlock
+// or a root cannot be opened.
 common::Fallible confine_writes(const std::vector<std::string>& writable_roots);
+
+// Reading files, listing folders and executing are allowed only below `readable_roots` (folders, or
+// single files such as /etc/ld.so.cache). Roots that do not exist are skipped. Fails (and confines
+// nothing) when the kernel has no Landlock or a root cannot be opened for another reason.
+common::Fallible confine_reads(const std::vector<std::string>& readable_roots);
 
 // Caps the address space (RLIMIT_AS) at its current size plus `headroom_bytes`; returns the limit.
 // Allocations past it fail (malloc returns NULL, operator new throws) instead of exhausting memory.

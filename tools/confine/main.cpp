@@ -1,12 +1,15 @@
-// kernelrl-confine: runs a command confined as a build that executes candidate code is (the
-// kernelbench prebuild imports the candidate's module, which load_inline needs to start compilers):
-// writes only below the --write folders (Landlock) and the Build system-call filter (no network,
-// tracing, mounts, namespaces or modules; sandbox/syscall_filter.hpp). What the kernel cannot
-// provide is said on stderr and the command runs without it.
+// kernelrl-confine: runs a command confined as a candidate's build is: reads (and listing, and
+// executing) only below the --read roots and the --write folders, writes only below the --write
+// folders (Landlock, two layers: sandbox/confinement.hpp), and the Build system-call filter (no
+// network, tracing, mounts, namespaces or modules; sandbox/syscall_filter.hpp). Every compiler the
+// engine runs for a candidate runs under it (native and host builds, the kernelbench prebuild, which
+// also runs the candidate's module-level code). Without --read, reads are not confined. What the
+// kernel cannot provide is said on stderr (so in the build log) and the command runs without it.
 //
-//   kernelrl-confine --write DIR [--write DIR ...] -- PROGRAM [ARG ...]
+//   kernelrl-confine [--read PATH ...] --write PATH [--write PATH ...] -- PROGRAM [ARG ...]
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -18,7 +21,9 @@
 namespace {
 
 int usage(const char* why) {
-  std::fprintf(stderr, "kernelrl-confine: %s\nusage: kernelrl-confine --write DIR [--write DIR ...] -- PROGRAM [ARG ...]\n",
+  std::fprintf(stderr,
+               "kernelrl-confine: %s\nusage: kernelrl-confine [--read PATH ...] --write PATH [--write PATH ...] -- "
+               "PROGRAM [ARG ...]\n",
                why);
   return 64;
 }
@@ -26,15 +31,23 @@ int usage(const char* why) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> writable;
+  std::vector<std::string> writable, readable;
   int i = 1;
   for (; i < argc && std::strcmp(argv[i], "--") != 0; ++i) {
-    if (std::strcmp(argv[i], "--write") != 0 || i + 1 >= argc) return usage("expected --write DIR or --");
-    writable.push_back(argv[++i]);
+    const bool write = std::strcmp(argv[i], "--write") == 0, read = std::strcmp(argv[i], "--read") == 0;
+    if ((!write && !read) || i + 1 >= argc) return usage("expected --write PATH, --read PATH or --");
+    (write ? writable : readable).push_back(argv[++i]);
   }
   if (i >= argc) return usage("no -- before the command");
   if (i + 1 >= argc) return usage("no command after --");
   if (writable.empty()) return usage("no --write folder");
+  if (!readable.empty()) {  // what a process may write it may read back
+    readable.insert(readable.end(), writable.begin(), writable.end());
+    if (auto s = kernelrl::sandbox::confine_reads(readable); !s) {
+      std::fprintf(stderr, "kernelrl-confine: read confinement unavailable, running without it: %s\n",
+                   s.error().message.c_str());
+    }
+  }
   if (auto s = kernelrl::sandbox::confine_writes(writable); !s) {
     std::fprintf(stderr, "kernelrl-confine: write confinement unavailable, running without it: %s\n",
                  s.error().message.c_str());

@@ -129,7 +129,7 @@ int run_doctor(const DoctorArgs& args, const std::function<common::Expected<std:
                      : std::string("not built: ninja -C build kernelrl_host_cc (native compiles then skip its headers)"));
   const bool has_confine = toolchain && !toolchain->confine.empty();
   add("confine", has_confine ? toolchain->confine
-                             : std::string("not built: ninja -C build kernelrl_confine (kernelbench builds refuse to run)"));
+                             : std::string("not built: ninja -C build kernelrl_confine (candidate builds refuse to run)"));
 
   auto engine = make_engine();
   std::string device = "-";
@@ -149,8 +149,10 @@ int run_doctor(const DoctorArgs& args, const std::function<common::Expected<std:
 
   const bool ran = static_cast<bool>(engine);
   auto verdict = [](bool ok, const std::string& why_not) { return ok ? std::string("yes") : "no: " + why_not; };
-  add("format native", verdict(ran && gpu && has_nvcc, !gpu ? "no GPU" : (!has_nvcc ? "no nvcc" : "the engine did not start")));
-  add("format host", verdict(ran && has_cxx, !has_cxx ? "no C++ compiler" : "the engine did not start"));
+  add("format native", verdict(ran && gpu && has_nvcc && has_confine,
+                               !gpu ? "no GPU" : (!has_nvcc ? "no nvcc" : (!has_confine ? "tools/confine not built" : "the engine did not start"))));
+  add("format host", verdict(ran && has_cxx && has_confine,
+                             !has_cxx ? "no C++ compiler" : (!has_confine ? "tools/confine not built" : "the engine did not start")));
   const bool kb_ok = ran && has_confine && py.extension_headers && (device == "cpu" || has_nvcc);
   add("format kernelbench",
       kb_ok ? "yes, on " + device + " (load_inline with torch headers: minutes per cold compile)"
