@@ -42,65 +42,31 @@ constexpr std::uint64_t kFileReadRights = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOC
 
 }  // namespace
 
-common::Fallible confine_writes(const std::vector<std::string>& writable_roots) {
-  const long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
-  if (abi < 1) return errno_error("Landlock is not available in this kernel");
-  landlock_ruleset_attr attr{};
-  attr.handled_access_fs = write_rights(abi);
-  const int ruleset = static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0));
-  if (ruleset < 0) return errno_error("landlock_create_ruleset");
-  for (const auto& root : writable_roots) {
-    const int dir = ::open(root.c_str(), O_PATH | O_CLOEXEC);
-    struct stat st{};
-    if (dir < 0 || ::fstat(dir, &st) != 0) {
-      const int saved = errno;
-      if (dir >= 0) ::close(dir);
-      ::close(ruleset);
-      errno = saved;
-      return errno_error("cannot open writable folder " + root);
-    }
-    landlock_path_beneath_attr rule{};
-    // A single file (/dev/null) takes only the rights that apply to files.
-    rule.allowed_access = S_ISDIR(st.st_mode) ? attr.handled_access_fs
-                                              : attr.handled_access_fs & (LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE);
-    rule.parent_fd = dir;
-    const long rc = ::syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
-    ::close(dir);
-    if (rc != 0) {
-      ::close(ruleset);
-      return errno_error("landlock_add_rule for " + root);
-    }
-  }
-  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
-    ::close(ruleset);
-    return errno_error("prctl(PR_SET_NO_NEW_PRIVS)");
-  }
-  const long rc = ::syscall(SYS_landlock_restrict_self, ruleset, 0);
-  ::close(ruleset);
-  if (rc != 0) return errno_error("landlock_restrict_self");
-  return common::Ok{};
-}
+namespace {
 
-common::Fallible confine_reads(const std::vector<std::string>& readable_roots) {
-  const long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
-  if (abi < 1) return errno_error("Landlock is not available in this kernel");
+// One Landlock layer on this process and every process it starts: the `handled` rights are refused
+// everywhere but below `roots`, where a folder gets them all and a single file `file_rights` (the
+// rights that apply to files). A root that does not exist is skipped when `skip_missing`, else an
+// error naming it as `what`.
+common::Fallible restrict_to_roots(std::uint64_t handled, std::uint64_t file_rights, const std::vector<std::string>& roots,
+                                   bool skip_missing, const std::string& what) {
   landlock_ruleset_attr attr{};
-  attr.handled_access_fs = kReadRights;
+  attr.handled_access_fs = handled;
   const int ruleset = static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0));
   if (ruleset < 0) return errno_error("landlock_create_ruleset");
-  for (const auto& root : readable_roots) {
+  for (const auto& root : roots) {
     const int fd = ::open(root.c_str(), O_PATH | O_CLOEXEC);
-    if (fd < 0 && errno == ENOENT) continue;
+    if (fd < 0 && errno == ENOENT && skip_missing) continue;
     struct stat st{};
     if (fd < 0 || ::fstat(fd, &st) != 0) {
       const int saved = errno;
       if (fd >= 0) ::close(fd);
       ::close(ruleset);
       errno = saved;
-      return errno_error("cannot open readable root " + root);
+      return errno_error("cannot open " + what + " " + root);
     }
     landlock_path_beneath_attr rule{};
-    rule.allowed_access = S_ISDIR(st.st_mode) ? kReadRights : kFileReadRights;
+    rule.allowed_access = S_ISDIR(st.st_mode) ? handled : handled & file_rights;
     rule.parent_fd = fd;
     const long rc = ::syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
     ::close(fd);
@@ -117,6 +83,23 @@ common::Fallible confine_reads(const std::vector<std::string>& readable_roots) {
   ::close(ruleset);
   if (rc != 0) return errno_error("landlock_restrict_self");
   return common::Ok{};
+}
+
+long landlock_abi() { return ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION); }
+
+}  // namespace
+
+common::Fallible confine_writes(const std::vector<std::string>& writable_roots) {
+  const long abi = landlock_abi();
+  if (abi < 1) return errno_error("Landlock is not available in this kernel");
+  // A single file (/dev/null) takes only the rights that apply to files.
+  return restrict_to_roots(write_rights(abi), LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE, writable_roots,
+                           false, "writable folder");
+}
+
+common::Fallible confine_reads(const std::vector<std::string>& readable_roots) {
+  if (landlock_abi() < 1) return errno_error("Landlock is not available in this kernel");
+  return restrict_to_roots(kReadRights, kFileReadRights, readable_roots, true, "readable root");
 }
 
 common::Expected<std::uint64_t> limit_address_space_growth(std::uint64_t headroom_bytes) {
