@@ -27,6 +27,9 @@
 #                                   candidate (device reset, illegal address, crash, hang, memory bomb,
 #                                   hoarded memory, lazy outputs, inputs zeroed): scripts/soak.py's checks
 #                                   (a record each, no engine error, honest results unchanged, nothing left)
+#   scripts/gpu-check.sh split      only bench/process_split_bench.cpp: what a GPU candidate in a process of
+#                                   its own would cost (second context, CUDA IPC, doorbell round trip
+#                                   against in-process timing, a device reset in the runner)
 #   scripts/gpu-check.sh service    the same native batch (SERVICE_N=50 distinct candidates, cold
 #                                   compile caches) directly (`kernelrl eval --batch`, one call) and
 #                                   through the service (redis-server, `kernelrl serve`, `kernelrl
@@ -57,8 +60,9 @@ note "gpu-check $mode: commit $KERNELRL_COMMIT, $(date -u +%FT%TZ), $(nvidia-smi
 t0=$(date +%s)
 # The test binaries holding `ctest -L gpu`'s tests (`final` builds only these and what they run).
 gpu_test_targets="eval_device_screen_gpu_test eval_device_screen_test eval_engine_gpu_test model_gpu_test rollout_gpu_test"
-scripts/gpu-build.sh -k 0 -j16 $([ "$mode" = final ] && echo kernelrl kernelrl_host_cc kernelrl_confine $gpu_test_targets) \
-    $([ "$mode" != main ] && [ "$mode" != final ] && [ -z "${WITH_GPU_TESTS:-}" ] && echo kernelrl kernelrl_host_cc kernelrl_confine $([ "$mode" != kb ] && [ "$mode" != service ] && [ "$mode" != soak ] && echo kernelrl_bench eval_device_screen_gpu_test)) >"$logs/build.log" 2>&1
+split_targets=$([ "$mode" = split ] && echo kernelrl_process_split_bench)
+scripts/gpu-build.sh -k 0 -j16 $split_targets $([ "$mode" = final ] && echo kernelrl kernelrl_host_cc kernelrl_confine $gpu_test_targets) \
+    $([ "$mode" != main ] && [ "$mode" != final ] && [ "$mode" != split ] && [ -z "${WITH_GPU_TESTS:-}" ] && echo kernelrl kernelrl_host_cc kernelrl_confine $([ "$mode" != kb ] && [ "$mode" != service ] && [ "$mode" != soak ] && echo kernelrl_bench eval_device_screen_gpu_test)) >"$logs/build.log" 2>&1
 rc=$?
 note "build: rc $rc in $(( $(date +%s) - t0 )) s"
 [ $rc -eq 0 ] || { tail -40 "$logs/build.log"; exit 1; }
@@ -206,6 +210,9 @@ elif [ "$mode" = kb ]; then
 elif [ "$mode" = soak ]; then
   $python scripts/soak.py --kernelrl "$bin" --device cuda --n "${SOAK_N:-1000}" --out "$out/soak" >"$logs/soak.log" 2>&1
   note "soak: rc $? (1: a check failed), $($python -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["records"], "records of", d["jobs"], "jobs in", d["wall_s"], "s;", d["evaluations_per_min"], "/min; engine errors", d["engine_errors"], "; by kind", json.dumps(d["statuses_by_kind"]), "; GPU MiB before/after", d.get("gpu_memory_mib_before_after"), "; processes left", len(d["processes_left"]), "; failures", d["failures"][:5])' "$out/soak/summary.json" 2>&1)"
+elif [ "$mode" = split ]; then
+  build-gpu/bench/kernelrl_process_split_bench "${SPLIT_REPS:-200}" >"$logs/split.log" 2>&1
+  note "process split bench: rc $?"; tee -a "$summary" <"$logs/split.log"
 elif [ "$mode" = fidelity ]; then
   reference_fidelity
 elif [ "$mode" = batch ]; then
