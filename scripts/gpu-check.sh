@@ -30,6 +30,8 @@
 #   scripts/gpu-check.sh split      only bench/process_split_bench.cpp: what a GPU candidate in a process of
 #                                   its own would cost (second context, CUDA IPC, doorbell round trip
 #                                   against in-process timing, a device reset in the runner)
+#   scripts/gpu-check.sh gpus       the native batch on one GPU and on all of them (`eval --batch --gpus`),
+#                                   cold caches each: candidates/min and their ratio (a multi-GPU machine)
 #   scripts/gpu-check.sh service    the same native batch (SERVICE_N=50 distinct candidates, cold
 #                                   compile caches) directly (`kernelrl eval --batch`, one call) and
 #                                   through the service (redis-server, `kernelrl serve`, `kernelrl
@@ -62,7 +64,7 @@ t0=$(date +%s)
 gpu_test_targets="eval_device_screen_gpu_test eval_device_screen_test eval_engine_gpu_test model_gpu_test rollout_gpu_test"
 split_targets=$([ "$mode" = split ] && echo kernelrl_process_split_bench)
 scripts/gpu-build.sh -k 0 -j16 $split_targets $([ "$mode" = final ] && echo kernelrl kernelrl_host_cc kernelrl_confine $gpu_test_targets) \
-    $([ "$mode" != main ] && [ "$mode" != final ] && [ "$mode" != split ] && [ -z "${WITH_GPU_TESTS:-}" ] && echo kernelrl kernelrl_host_cc kernelrl_confine $([ "$mode" != kb ] && [ "$mode" != service ] && [ "$mode" != soak ] && echo kernelrl_bench eval_device_screen_gpu_test)) >"$logs/build.log" 2>&1
+    $([ "$mode" != main ] && [ "$mode" != final ] && [ "$mode" != split ] && [ -z "${WITH_GPU_TESTS:-}" ] && echo kernelrl kernelrl_host_cc kernelrl_confine $([ "$mode" != kb ] && [ "$mode" != service ] && [ "$mode" != soak ] && [ "$mode" != gpus ] && echo kernelrl_bench eval_device_screen_gpu_test)) >"$logs/build.log" 2>&1
 rc=$?
 note "build: rc $rc in $(( $(date +%s) - t0 )) s"
 [ $rc -eq 0 ] || { tail -40 "$logs/build.log"; exit 1; }
@@ -213,6 +215,24 @@ elif [ "$mode" = soak ]; then
 elif [ "$mode" = split ]; then
   build-gpu/bench/kernelrl_process_split_bench "${SPLIT_REPS:-200}" >"$logs/split.log" 2>&1
   note "process split bench: rc $?"; tee -a "$summary" <"$logs/split.log"
+elif [ "$mode" = gpus ]; then
+  # The native batch (GPUS_N candidates, default 50 per GPU) on one GPU and on every GPU of the host
+  # (`kernelrl eval --batch --gpus`), each with a cold compile cache of its own: candidates/min of
+  # both and their ratio (issue 23's target: at least 0.9 x the number of GPUs).
+  n_gpus=$(nvidia-smi -L | grep -c '^GPU')
+  $python bench/make_candidates.py /tmp/gpus-cands "$(( ${GPUS_N:-50} * n_gpus ))" 0 >/dev/null
+  declare -A per_min
+  for spec in 0 all; do
+    rm -rf "/tmp/gpus-cache-$spec"
+    t0=$(date +%s.%N)
+    $bin eval --batch /tmp/gpus-cands/native.json --gpus "$spec" --cache-dir "/tmp/gpus-cache-$spec" \
+        --out "$out/gpus-$spec.jsonl" >"$logs/gpus-$spec.log" 2>&1
+    rc=$?
+    wall=$($python -c "import time; print(round(time.time() - $t0, 1))")
+    per_min[$spec]=$($python -c "import json, sys; rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]; print(round(60 * sum(1 for r in rows if r.get('status') == 'OK') / $wall, 1))" "$out/gpus-$spec.jsonl")
+    note "native batch, --gpus $spec: rc $rc, $(grep -c . "$out/gpus-$spec.jsonl") records in $wall s, ${per_min[$spec]} correct candidates/min; by gpu $($python -c "import collections, json, sys; print(dict(collections.Counter(json.loads(l).get('gpu', '-') for l in open(sys.argv[1]) if l.strip())))" "$out/gpus-$spec.jsonl")"
+  done
+  note "GPUs: $n_gpus; all vs one GPU: $($python -c "print(round(${per_min[all]} / max(${per_min[0]}, 1e-9), 3))")x (target >= $($python -c "print(0.9 * $n_gpus)"))"
 elif [ "$mode" = fidelity ]; then
   reference_fidelity
 elif [ "$mode" = batch ]; then

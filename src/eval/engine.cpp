@@ -68,9 +68,10 @@ common::Expected<std::unique_ptr<Engine>> Engine::create(EngineConfig config) {
   auto lock_dir = common::make_temp_dir(fs::temp_directory_path(), "kernelrl-device-lock-");
   if (!lock_dir) return lock_dir.error();
   e->device_lock_dir_ = *lock_dir;
-  const std::vector<std::string> worker_args{"--device-lock",       lock_dir->string(),
-                                             "--cuda-connections",  std::to_string(config.cuda_max_connections),
-                                             "--warm-children",     std::to_string(config.warm_children)};
+  std::vector<std::string> worker_args{"--device-lock",       lock_dir->string(),
+                                       "--cuda-connections",  std::to_string(config.cuda_max_connections),
+                                       "--warm-children",     std::to_string(config.warm_children)};
+  if (!config.gpu.empty()) worker_args.insert(worker_args.end(), {"--gpu", config.gpu});
   auto first = sandbox::WorkerClient::spawn(config.worker_binary, worker_args);
   if (!first) return first.error();
   e->workers_.push_back(std::move(*first));

@@ -52,6 +52,9 @@ struct EngineConfig {
                                          // time: on the H200, four processes at once made 4.5 contexts/s
                                          // with 8 queues, 7.2 with 2, 8.4 with 1 (docs/engine.md); a
                                          // candidate's streams beyond 2 then share queues
+  std::string gpu;                       // CUDA_VISIBLE_DEVICES of the engine's workers: the one GPU of
+                                         // several this engine evaluates on (engine_set.hpp); empty: the
+                                         // environment's
   common::RuleSet rules = common::RuleSet::STRICT;  // kernelbench candidates' rule set unless a job names one
   EvalOptions options;                   // options.device "auto" is resolved when the engine starts
 };

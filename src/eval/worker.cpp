@@ -222,6 +222,7 @@ int worker_main(int in_fd, int out_fd, const WorkerSettings& settings) {
   // A killed child's runner (eval/host_runner.hpp) is orphaned to us, not to init, and reaped here.
   (void)sandbox::become_subreaper();
   // Read by CUDA when a child creates its context (the worker never does).
+  if (!settings.gpu.empty()) ::setenv("CUDA_VISIBLE_DEVICES", settings.gpu.c_str(), 1);
   if (settings.cuda_max_connections > 0) {
     ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", std::to_string(settings.cuda_max_connections).c_str(), 0);
   }

@@ -17,6 +17,9 @@ struct WorkerSettings {
   unsigned cuda_max_connections = 0;
   // Children forked ahead of the next requests (each creates its CUDA context meanwhile); 1-4.
   unsigned warm_children = 1;
+  // CUDA_VISIBLE_DEVICES of the worker and its children (one GPU of several: EngineConfig::gpu);
+  // empty: the environment's.
+  std::string gpu;
 };
 
 // Serves requests from in_fd until it closes; replies on out_fd. Returns the process exit code.

@@ -6,8 +6,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cstdlib>
-#include <filesystem>
 #include <iostream>
 #include <thread>
 
@@ -16,19 +14,6 @@ namespace kernelrl::service {
 namespace {
 
 using clock_type = std::chrono::steady_clock;
-
-std::vector<std::string> split_commas(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= s.size()) {
-    const auto comma = s.find(',', start);
-    const std::string part = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (!part.empty()) out.push_back(part);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
 
 struct Child {
   std::string gpu;
@@ -56,30 +41,6 @@ pid_t spawn(const std::vector<std::string>& argv, const std::string& gpu) {
 }
 
 }  // namespace
-
-common::Expected<std::vector<std::string>> resolve_gpus(const std::string& spec) {
-  if (spec == "all") {
-    if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES"); visible && *visible) return split_commas(visible);
-    std::vector<std::string> ids;
-    std::error_code ec;
-    int n = 0;
-    for (const auto& entry : std::filesystem::directory_iterator("/proc/driver/nvidia/gpus", ec)) {
-      (void)entry;
-      ids.push_back(std::to_string(n++));
-    }
-    return ids;
-  }
-  auto ids = split_commas(spec);
-  if (ids.empty()) return common::make_error("--gpus: '" + spec + "' names no GPU; give all or a list such as 0,1");
-  for (const auto& id : ids) {
-    const bool number = id.find_first_not_of("0123456789") == std::string::npos;
-    const bool uuid = id.rfind("GPU-", 0) == 0 || id.rfind("MIG-", 0) == 0;
-    if (!number && !uuid) {
-      return common::make_error("--gpus: '" + id + "' is not a GPU index (0, 1, ...) or a GPU-/MIG- UUID");
-    }
-  }
-  return ids;
-}
 
 int supervise_slots(const std::vector<std::string>& argv, const std::vector<std::string>& gpu_ids,
                     const std::atomic<bool>& stop) {

@@ -8,16 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "common/expected.hpp"
 
 namespace kernelrl::service {
 
-// The CUDA_VISIBLE_DEVICES value of each slot. "all": the entries of CUDA_VISIBLE_DEVICES when it
-// is set (a scheduler's allocation: Slurm, Kubernetes), else one per GPU the driver lists
-// (/proc/driver/nvidia/gpus); empty when there is none (one CPU slot). "0,1,...": those. An Error
-// names the bad entry.
-common::Expected<std::vector<std::string>> resolve_gpus(const std::string& spec);
-
+// The ids come from common::resolve_gpus (common/gpu_list.hpp).
 // Runs `argv` (this command line, with "--slot NAME" appended per child) once per GPU id with
 // CUDA_VISIBLE_DEVICES set to it, until `stop`; a child that exits is started again after a pause
 // (doubling from 1 s to 60 s while it keeps failing at once), one that exits with the usage code

@@ -38,6 +38,21 @@ TEST(Cli, UsageErrorsExit64) {
   EXPECT_EQ(kernelrl({"eval", "--task", kTask, "--candidate", "x.cpp", "--format", "bogus"}).code, 64);
 }
 
+// --gpus: a bad list, several GPUs for one candidate, and a GPU the machine does not have are
+// usage errors naming what is wrong (this runs where the engine finds no GPU).
+TEST(Cli, GpusThatCannotBeUsedAreUsageErrors) {
+  CliRun bad = kernelrl({"eval", "--batch", "examples/manifest.json", "--gpus", "0,x"});
+  EXPECT_EQ(bad.code, 64);
+  EXPECT_NE(bad.output.find("--gpus: 'x' is not a GPU index"), std::string::npos) << bad.output;
+  CliRun several = kernelrl({"eval", "--task", kTask, "--candidate", "tests/ladder/host/correct.cpp", "--gpus", "0,1"});
+  EXPECT_EQ(several.code, 64);
+  EXPECT_NE(several.output.find("--gpus with several is for --batch"), std::string::npos) << several.output;
+  if (std::filesystem::exists("/proc/driver/nvidia/gpus")) GTEST_SKIP() << "this machine has a GPU driver";
+  CliRun missing = kernelrl({"eval", "--task", kTask, "--candidate", "tests/ladder/host/correct.cpp", "--gpus", "0"});
+  EXPECT_EQ(missing.code, 64);
+  EXPECT_NE(missing.output.find("GPU 0 is not usable here"), std::string::npos) << missing.output;
+}
+
 TEST(Cli, EvaluatedCandidateExits0WithAJsonRecord) {
   CliRun r = kernelrl({"eval", "--task", kTask, "--candidate", "tests/ladder/host/correct.cpp", "--json", "--device", "cpu"});
   ASSERT_EQ(r.code, 0) << r.output;

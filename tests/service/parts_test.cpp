@@ -75,21 +75,6 @@ TEST(TokenAuth, ConstantTimeEqualComparesWholeStrings) {
   EXPECT_FALSE(constant_time_equal(std::string("a\0b", 3), std::string("a\0c", 3)));
 }
 
-TEST(Gpus, AllMeansTheSchedulersAllocationWhenThereIsOne) {
-  ::setenv("CUDA_VISIBLE_DEVICES", "4,5,GPU-1234", 1);
-  auto all = resolve_gpus("all");
-  ::unsetenv("CUDA_VISIBLE_DEVICES");
-  ASSERT_TRUE(all);
-  EXPECT_EQ(*all, (std::vector<std::string>{"4", "5", "GPU-1234"}));
-  auto listed = resolve_gpus("0,2");
-  ASSERT_TRUE(listed);
-  EXPECT_EQ(*listed, (std::vector<std::string>{"0", "2"}));
-  auto bad = resolve_gpus("0,x");
-  ASSERT_FALSE(bad);
-  EXPECT_NE(bad.error().message.find("--gpus: 'x'"), std::string::npos);
-  EXPECT_FALSE(resolve_gpus(","));
-}
-
 TEST(Metrics, HistogramsAreCumulativeAndCountersNamed) {
   QueueStats s;
   s.depth = 7;

@@ -21,6 +21,7 @@ struct EvalArgs {
   std::string size = "full";  // task size (task/sizes.hpp)
   bool json = false, no_cache = false, check_expect = false;
   std::string cache_dir, arch;
+  std::string gpus;  // --gpus: one engine per GPU (common/gpu_list.hpp); empty: the environment's device
 };
 
 // The engine's options (device, trials, tolerances, timing, rules, limits, pools) on `cmd`, into `config`.

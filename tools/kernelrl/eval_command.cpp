@@ -3,10 +3,13 @@
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "common/gpu_list.hpp"
 #include "common/progress.hpp"
 #include "eval/batch_file.hpp"
+#include "eval/engine_set.hpp"
 #include "eval/render.hpp"
 #include "exit_codes.hpp"
 
@@ -33,7 +36,9 @@ int run_single(eval::Engine& engine, const EvalArgs& a) {
   return kEvaluated;
 }
 
-int run_batch(eval::Engine& engine, const EvalArgs& a) {
+// `engines`: one per GPU of `gpus` (empty: one engine on the environment's device).
+int run_batch(const std::vector<eval::Engine*>& engines, const std::vector<std::string>& gpus, const EvalArgs& a) {
+  const eval::Engine& engine = *engines.front();
   auto entries = eval::read_batch_file(a.batch);
   if (!entries) {
     std::cerr << "kernelrl eval: " << entries.error().message << "\n";
@@ -60,11 +65,12 @@ int run_batch(eval::Engine& engine, const EvalArgs& a) {
   std::ofstream out;
   if (!a.out.empty()) out.open(a.out, std::ios::app);
   int n_ok = 0, n_unexpected = 0;
-  auto results = engine.evaluate_batch(jobs, [&](std::size_t i, const common::Expected<eval::EvalResult>& r) {
+  auto results = eval::evaluate_spread(engines, jobs, [&](std::size_t i, std::size_t on, const common::Expected<eval::EvalResult>& r) {
     if (r && r->correct) ++n_ok;
     nlohmann::json line = r ? nlohmann::json(*r) : nlohmann::json{{"task", jobs[i].task.string()},
                                                                   {"candidate", jobs[i].candidate.string()},
                                                                   {"could_not_evaluate", r.error().message}};
+    if (gpus.size() > 1) line["gpu"] = gpus[on];  // its CUDA_VISIBLE_DEVICES value
     if (kept[i].expect) {
       bool as_expected = r && r->status == *kept[i].expect;
       line["expect"] = std::string(common::to_string(*kept[i].expect));
@@ -107,6 +113,9 @@ CLI::App* add_eval_command(CLI::App& app, EvalArgs& args) {
   cmd->add_flag("--check-expect", args.check_expect, "batch: exit 1 when a status differs from the entry's expect");
   cmd->add_flag("--json", args.json, "print result records as JSON");
   cmd->add_option("--out", args.out, "append result records (JSON lines) to this file");
+  cmd->add_option("--gpus", args.gpus,
+                  "all (CUDA_VISIBLE_DEVICES if set, else every GPU) or 0,1,...: one engine per GPU, the batch's jobs "
+                  "handed to whichever has room; each record then says its \"gpu\". Default: the environment's device");
   return cmd;
 }
 
@@ -120,12 +129,42 @@ int run_eval(const EvalArgs& a, const eval::EngineConfig& config) {
     std::cerr << "kernelrl eval: --task and --candidate go together\n";
     return kUsageError;
   }
-  auto engine = make_engine(config, a);
-  if (!engine) {
-    std::cerr << "kernelrl eval: could not start the engine: " << engine.error().message << "\n";
-    return kCouldNotEvaluate;
+  std::vector<std::string> gpus;
+  if (!a.gpus.empty()) {
+    auto resolved = common::resolve_gpus(a.gpus);
+    if (!resolved) {
+      std::cerr << "kernelrl eval: " << resolved.error().message << "\n";
+      return kUsageError;
+    }
+    gpus = std::move(*resolved);
+    if (single && gpus.size() > 1) {
+      std::cerr << "kernelrl eval: one candidate runs on one GPU; --gpus with several is for --batch\n";
+      return kUsageError;
+    }
   }
-  return single ? run_single(**engine, a) : run_batch(**engine, a);
+  std::vector<std::unique_ptr<eval::Engine>> engines;
+  for (std::size_t g = 0; g < std::max<std::size_t>(1, gpus.size()); ++g) {
+    eval::EngineConfig per_gpu = config;
+    if (!gpus.empty()) per_gpu.gpu = gpus[g];
+    if (gpus.size() > 1 && per_gpu.n_compile_threads == 0) {  // the host's cores shared between the engines' pools
+      per_gpu.n_compile_threads = std::max(1u, std::thread::hardware_concurrency() / static_cast<unsigned>(gpus.size()));
+    }
+    auto engine = make_engine(per_gpu, a);
+    if (!engine) {
+      std::cerr << "kernelrl eval: could not start the engine" << (gpus.empty() ? "" : " on GPU " + gpus[g]) << ": "
+                << engine.error().message << "\n";
+      return kCouldNotEvaluate;
+    }
+    if (!gpus.empty() && (*engine)->device() != "cuda") {
+      std::cerr << "kernelrl eval: --gpus " << a.gpus << ": GPU " << gpus[g] << " is not usable here (the engine found no GPU)\n";
+      return kUsageError;
+    }
+    engines.push_back(std::move(*engine));
+  }
+  if (single) return run_single(*engines.front(), a);
+  std::vector<eval::Engine*> raw;
+  for (auto& e : engines) raw.push_back(e.get());
+  return run_batch(raw, gpus, a);
 }
 
 }  // namespace kernelrl::cli

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <thread>
 
+#include "common/gpu_list.hpp"
 #include "exit_codes.hpp"
 #include "kernelrl/build_config.hpp"
 #if KERNELRL_HAVE_SERVICE
@@ -190,7 +191,7 @@ int run_worker(const WorkerArgs& a, const eval::EngineConfig& engine, const std:
     std::cerr << "kernelrl worker: " << url.error().message << "\n";
     return kUsageError;
   }
-  auto gpus = a.slot.empty() ? service::resolve_gpus(a.gpus) : std::vector<std::string>{};
+  auto gpus = a.slot.empty() ? common::resolve_gpus(a.gpus) : std::vector<std::string>{};
   if (!gpus) {
     std::cerr << "kernelrl worker: " << gpus.error().message << "\n";
     return kUsageError;
