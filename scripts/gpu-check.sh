@@ -25,7 +25,7 @@
 #                                   PART=kernelbench on the still-warm machine, split it over two calls
 #   scripts/gpu-check.sh soak       SOAK_N evaluations (1000) through one batch, every 10th a faulty
 #                                   candidate (device reset, illegal address, crash, hang, memory bomb,
-#                                   hoarded memory, lazy outputs, inputs zeroed): scripts/soak.py's checks
+#                                   hoarded memory, lazy outputs, inputs zeroed, trap, global hook): scripts/soak.py's checks
 #                                   (a record each, no engine error, honest results unchanged, nothing left)
 #   scripts/gpu-check.sh split      only bench/process_split_bench.cpp: what a GPU candidate in a process of
 #                                   its own would cost (second context, CUDA IPC, doorbell round trip

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The engine under a long mixed load: N evaluations through one `kernelrl eval --batch`, every
-K-th of them a faulty candidate (crash, hang, illegal address, device reset, memory bomb, hoarded
-device memory, lazy outputs, inputs zeroed), the rest honest kernels; then the checks a long RL run
+K-th of them a faulty candidate (crash, hang, illegal address, device reset, trap, memory bomb,
+hoarded device memory, lazy outputs, inputs zeroed, a global module hook), the rest honest kernels;
+then the checks a long RL run
 relies on:
 
   - one result record per job, and none of them an engine error ("could not evaluate");
@@ -52,6 +53,9 @@ FAULTY = {
         ("tasks/level1/002_relu.py", "tests/kernelbench_corpus/adversarial/tensor_subclass_output.py", "kernelbench",
          "lazy outputs (tensor subclass)"),
         ("tasks/level1/002_relu.py", "tests/kernelbench_corpus/adversarial/zeroes_inputs.py", "kernelbench", "inputs zeroed"),
+        ("tests/ladder/task_softmax.py", "tests/adversarial/native/traps.cu", "native", "trap"),
+        ("tests/ladder/task_softmax.py", "tests/adversarial/kernelbench/global_forward_hook_cpu.py", "kernelbench",
+         "global module hook"),
     ],
     "cpu": [
         ("tests/ladder/task_softmax_small.py", "tests/ladder/host/abort.cpp", "host", "crash (abort)"),
