@@ -2,8 +2,7 @@
 """The engine under a long mixed load: N evaluations through one `kernelrl eval --batch`, every
 K-th of them a faulty candidate (crash, hang, illegal address, device reset, trap, memory bomb,
 hoarded device memory, lazy outputs, inputs zeroed, a global module hook), the rest honest kernels;
-then the checks a long RL run
-relies on:
+then the checks a long RL run relies on:
 
   - one result record per job, and none of them an engine error ("could not evaluate");
   - every faulty job not OK (its own record: RUNTIME_ERROR, TIMEOUT, REJECTED, WRONG_OUTPUT);
