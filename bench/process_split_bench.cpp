@@ -18,9 +18,15 @@
 //     difference in microseconds;
 //   - faults: the runner calls cudaDeviceReset; the parent's context, its arena and a copy after it
 //     are checked intact;
-//   - the runner's thread count after CUDA set itself up (what a thread rule must allow).
+//   - the runner's thread count after CUDA set itself up (what a thread rule must allow);
+//   - with a built native candidate for examples/vector_add (second argument: its .so), the
+//     candidate itself: called in the parent on its own buffers (today's engine) and in the runner
+//     on DLTensor views of the arena (inputs written by the parent, the output poisoned by it
+//     before every call and checked by it after the last one): medians, ratio, mismatches.
 // Needs a GPU; without one it says so and exits 0.
 #include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <kernelrl/abi.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -41,7 +47,13 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-enum Op : int { kCall = 1, kReset = 2, kQuit = 3 };
+enum Op : int { kCall = 1, kReset = 2, kQuit = 3, kCandidate = 4 };
+
+// examples/vector_add/task.py: C = A + B, (6144, 8192) float32.
+constexpr std::int64_t kRows = 6144, kCols = 8192;
+constexpr std::size_t kVaddBytes = kRows * kCols * sizeof(float);
+
+using Forward = int (*)(const DLTensor*, int, const DLTensor*, int, DLTensor*, int, void*);
 
 // The pages both processes share: written by one side, read by the other.
 struct Shared {
@@ -56,6 +68,8 @@ struct Shared {
   double runner_open_ms = 0;
   int runner_threads = 0;
   char message[160] = {};
+  char candidate[512] = {};                // the built candidate kCandidate calls
+  int candidate_rc = 0;                    // what its kernelrl_forward returned
 };
 
 double ms_between(clock_type::time_point a, clock_type::time_point b) {
@@ -74,6 +88,36 @@ int thread_count() {
 void spin_until(const std::atomic<std::uint64_t>& word, std::uint64_t value) {
   while (word.load(std::memory_order_acquire) < value) {
   }
+}
+
+// A contiguous (kRows, kCols) float32 view of `data` on device 0.
+struct View {
+  std::int64_t shape[2] = {kRows, kCols};
+  std::int64_t strides[2] = {kCols, 1};
+  DLTensor t{};
+  explicit View(void* data) {
+    t.data = data;
+    t.device = {kDLCUDA, 0};
+    t.ndim = 2;
+    t.dtype = {kDLFloat, 32, 1};
+    t.shape = shape;
+    t.strides = strides;
+  }
+  View(const View&) = delete;
+};
+
+// Calls vector_add's kernelrl_forward on a, b -> c at `base` (three tensors one after the other).
+int call_vadd(Forward forward, char* base, cudaStream_t stream) {
+  View a(base), b(base + kVaddBytes), c(base + 2 * kVaddBytes);
+  DLTensor inputs[2] = {a.t, b.t};
+  return forward(inputs, 2, nullptr, 0, &c.t, 1, stream);
+}
+
+Forward load_forward(const char* path, char* message, std::size_t message_size) {
+  void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  void* sym = lib ? dlsym(lib, "kernelrl_forward") : nullptr;
+  if (!sym) std::snprintf(message, message_size, "cannot load %s: %s", path, dlerror());
+  return reinterpret_cast<Forward>(sym);
 }
 
 // The runner: its own context, the parent's arena mapped, then calls until told to quit.
@@ -103,6 +147,10 @@ void spin_until(const std::atomic<std::uint64_t>& word, std::uint64_t value) {
     }
     if (op == kReset) {
       e = cudaDeviceReset();
+    } else if (op == kCandidate && sh->error == cudaSuccess) {
+      static Forward forward = load_forward(sh->candidate, sh->message, sizeof sh->message);
+      sh->candidate_rc = forward ? call_vadd(forward, static_cast<char*>(base), stream) : -1;
+      e = cudaDeviceSynchronize();
     } else if (sh->error == cudaSuccess) {
       auto* bytes = static_cast<char*>(base);
       e = cudaMemcpyAsync(bytes + sh->bytes, bytes, sh->bytes, cudaMemcpyDeviceToDevice, stream);
@@ -138,12 +186,71 @@ bool check(cudaError_t e, const char* what) {
   return false;
 }
 
+// vector_add's candidate in the parent (on `own`) and in the runner (on the arena): timed the same
+// way as the copies above; the runner's last output checked against A + B.
+bool run_candidate(Parent& parent, const char* path, char* arena, char* own, cudaStream_t stream, cudaEvent_t start,
+                   cudaEvent_t end, int reps) {
+  char message[512] = {};
+  Forward forward = load_forward(path, message, sizeof message);
+  if (!forward) {
+    std::printf("FAILED %s\n", message);
+    return false;
+  }
+  const std::size_t n = kVaddBytes / sizeof(float);
+  std::vector<float> a(n), b(n), c(n);
+  std::uint32_t x = 12345;
+  for (std::size_t i = 0; i < n; ++i) {
+    x = x * 1664525u + 1013904223u;
+    a[i] = static_cast<float>(x >> 8) / 16777216.0f - 0.5f;
+    b[i] = static_cast<float>((x * 2654435761u) >> 8) / 16777216.0f;
+  }
+  for (char* base : {arena, own}) {
+    if (!check(cudaMemcpy(base, a.data(), kVaddBytes, cudaMemcpyHostToDevice), "write A") ||
+        !check(cudaMemcpy(base + kVaddBytes, b.data(), kVaddBytes, cudaMemcpyHostToDevice), "write B")) {
+      return false;
+    }
+  }
+  std::vector<double> in_proc, in_runner;
+  int rc_parent = 0;
+  for (int r = 0; r < reps + 5; ++r) {
+    float ms = 0;
+    cudaMemsetAsync(own + 2 * kVaddBytes, 0xff, kVaddBytes, stream);  // poisoned (NaN), untimed
+    cudaEventRecord(start, stream);
+    rc_parent |= call_vadd(forward, own, stream);
+    cudaEventRecord(end, stream);
+    cudaEventSynchronize(end);
+    cudaEventElapsedTime(&ms, start, end);
+    if (r >= 5) in_proc.push_back(1000.0 * ms);
+    cudaMemsetAsync(arena + 2 * kVaddBytes, 0xff, kVaddBytes, stream);
+    cudaStreamSynchronize(stream);
+    cudaEventRecord(start, stream);
+    if (!parent.ring(kCandidate, 0)) {
+      std::printf("FAILED candidate in the runner: %s %s\n", parent.sh->message,
+                  cudaGetErrorString(static_cast<cudaError_t>(parent.sh->error)));
+      return false;
+    }
+    cudaEventRecord(end, stream);
+    cudaEventSynchronize(end);
+    cudaEventElapsedTime(&ms, start, end);
+    if (r >= 5) in_runner.push_back(1000.0 * ms);
+  }
+  if (!check(cudaMemcpy(c.data(), arena + 2 * kVaddBytes, kVaddBytes, cudaMemcpyDeviceToHost), "read C")) return false;
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) wrong += c[i] != a[i] + b[i];
+  const double p = median(in_proc), q = median(in_runner);
+  std::printf("vector_add candidate (%s): in-process %.2f us, in the runner %.2f us, ratio %.3f (+%.2f us); "
+              "return codes %d / %d; runner's output: %zu of %zu elements differ from A + B\n",
+              path, p, q, p > 0 ? q / p : 0.0, q - p, rc_parent, parent.sh->candidate_rc, wrong, n);
+  return wrong == 0 && rc_parent == 0 && parent.sh->candidate_rc == 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const int reps = argc > 1 ? std::max(5, std::atoi(argv[1])) : 200;
   const std::vector<std::size_t> sizes = {0, 1 << 16, 1 << 20, 16 << 20, 256 << 20};
-  const std::size_t max_bytes = sizes.back();
+  const std::size_t max_bytes = std::max(sizes.back(), 2 * kVaddBytes);  // the arena also holds vector_add's a, b, c
+  const char* candidate = argc > 2 ? argv[2] : nullptr;
 
   void* pages = mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (pages == MAP_FAILED) {
@@ -151,6 +258,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   auto* sh = new (pages) Shared();
+  if (candidate) std::snprintf(sh->candidate, sizeof sh->candidate, "%s", candidate);
   const pid_t runner = fork();  // before this process touches CUDA
   if (runner < 0) {
     std::perror("fork");
@@ -221,6 +329,8 @@ int main(int argc, char** argv) {
     std::printf("%-10zu %12.2f %12.2f %8.3f %10.2f %12.2f %12.2f\n", bytes, a, b, a > 0 ? b / a : 0.0, b - a,
                 median(in_host), median(run_host));
   }
+
+  if (candidate && !run_candidate(parent, candidate, arena, own, stream, start, end, reps)) ok = false;
 
   // A runner that resets its device: the parent's context and arena must be untouched.
   std::vector<unsigned char> before(4096), after(4096);
