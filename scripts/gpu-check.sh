@@ -214,7 +214,7 @@ elif [ "$mode" = soak ]; then
   note "soak: rc $? (1: a check failed), $($python -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["records"], "records of", d["jobs"], "jobs in", d["wall_s"], "s;", d["evaluations_per_min"], "/min; engine errors", d["engine_errors"], "; by kind", json.dumps(d["statuses_by_kind"]), "; GPU MiB before/after", d.get("gpu_memory_mib_before_after"), "; processes left", len(d["processes_left"]), "; failures", d["failures"][:5])' "$out/soak/summary.json" 2>&1)"
 elif [ "$mode" = split ]; then
   # The vector_add example built as a plain shared object: the candidate the bench also calls.
-  nvcc -shared -Xcompiler -fPIC -O3 -arch=sm_90 -I include examples/vector_add/native.cu -o /tmp/split-vadd.so \
+  nvcc -shared -cudart shared -Xcompiler -fPIC -O3 -arch=sm_90 -I include examples/vector_add/native.cu -o /tmp/split-vadd.so \
       >"$logs/split-nvcc.log" 2>&1 || note "nvcc of examples/vector_add/native.cu failed: $(tail -3 "$logs/split-nvcc.log")"
   build-gpu/bench/kernelrl_process_split_bench "${SPLIT_REPS:-200}" $([ -f /tmp/split-vadd.so ] && echo /tmp/split-vadd.so) \
       >"$logs/split.log" 2>&1
