@@ -66,7 +66,8 @@ struct Shared {
   int error = 0;                           // the runner's last cudaError_t
   double runner_init_ms = 0;
   double runner_open_ms = 0;
-  int runner_threads = 0;
+  int runner_threads = 0;                  // after cudaFree(0)
+  int runner_threads_after_calls = 0;      // after the candidate's calls (CUDA may start more lazily)
   char message[160] = {};
   char candidate[512] = {};                // the built candidate kCandidate calls
   int candidate_rc = 0;                    // what its kernelrl_forward returned
@@ -151,6 +152,7 @@ Forward load_forward(const char* path, char* message, std::size_t message_size) 
       static Forward forward = load_forward(sh->candidate, sh->message, sizeof sh->message);
       sh->candidate_rc = forward ? call_vadd(forward, static_cast<char*>(base), stream) : -1;
       e = cudaDeviceSynchronize();
+      sh->runner_threads_after_calls = thread_count();
     } else if (sh->error == cudaSuccess) {
       auto* bytes = static_cast<char*>(base);
       e = cudaMemcpyAsync(bytes + sh->bytes, bytes, sh->bytes, cudaMemcpyDeviceToDevice, stream);
@@ -239,8 +241,10 @@ bool run_candidate(Parent& parent, const char* path, char* arena, char* own, cud
   for (std::size_t i = 0; i < n; ++i) wrong += c[i] != a[i] + b[i];
   const double p = median(in_proc), q = median(in_runner);
   std::printf("vector_add candidate (%s): in-process %.2f us, in the runner %.2f us, ratio %.3f (+%.2f us); "
-              "return codes %d / %d; runner's output: %zu of %zu elements differ from A + B\n",
-              path, p, q, p > 0 ? q / p : 0.0, q - p, rc_parent, parent.sh->candidate_rc, wrong, n);
+              "return codes %d / %d; runner's output: %zu of %zu elements differ from A + B; runner threads after "
+              "the calls: %d (after cudaFree(0): %d)\n",
+              path, p, q, p > 0 ? q / p : 0.0, q - p, rc_parent, parent.sh->candidate_rc, wrong, n,
+              parent.sh->runner_threads_after_calls, parent.sh->runner_threads);
   return wrong == 0 && rc_parent == 0 && parent.sh->candidate_rc == 0;
 }
 
