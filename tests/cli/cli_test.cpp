@@ -38,6 +38,48 @@ TEST(Cli, UsageErrorsExit64) {
   EXPECT_EQ(kernelrl({"eval", "--task", kTask, "--candidate", "x.cpp", "--format", "bogus"}).code, 64);
 }
 
+// A stopped batch resumed: jobs with a record are left out, a line cut off mid-record is kept on its
+// own line, the rest are evaluated and appended.
+TEST(Cli, ABatchResumesWhereItsRecordsEnd) {
+  const auto dir = std::filesystem::temp_directory_path() / "kernelrl-cli-resume";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const auto batch = dir / "batch.json";
+  std::ofstream(batch) << nlohmann::json::array(
+      {{{"task", kTask}, {"candidate", "tests/ladder/host/correct.cpp"}},
+       {{"task", kTask}, {"candidate", "tests/ladder/host/off_by_one.cpp"}, {"expect", "WRONG_OUTPUT"}},
+       {{"task", kTask}, {"candidate", "tests/ladder/host/correct.cpp"}}}).dump();
+  const auto out = dir / "out.jsonl";
+  const std::vector<std::string> run{"eval", "--batch", batch.string(), "--device", "cpu", "--out", out.string(), "--resume"};
+  EXPECT_EQ(kernelrl({"eval", "--batch", batch.string(), "--resume"}).code, 64);  // no --out
+  CliRun first = kernelrl(run);
+  ASSERT_EQ(first.code, 0) << first.output;
+  EXPECT_NE(first.output.find("0 of 3 jobs already have a record"), std::string::npos) << first.output;
+  // As if stopped while writing the third record: two records and half a line.
+  std::vector<std::string> lines;
+  {
+    std::ifstream in(out);
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+  }
+  ASSERT_EQ(lines.size(), 3u);
+  std::ofstream(out, std::ios::trunc) << lines[0] << "\n" << lines[1] << "\n" << lines[2].substr(0, 20);
+  CliRun second = kernelrl(run);
+  ASSERT_EQ(second.code, 0) << second.output;
+  EXPECT_NE(second.output.find("2 of 3 jobs already have a record; evaluating the 1 left (1 unreadable lines skipped"),
+            std::string::npos) << second.output;
+  lines.clear();
+  std::ifstream in(out);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[2], lines[2].substr(0, 20)) << "the cut-off line is kept as it was";
+  auto last = nlohmann::json::parse(lines[3], nullptr, false);
+  ASSERT_FALSE(last.is_discarded()) << lines[3];
+  EXPECT_EQ(last["status"], "OK");
+  CliRun third = kernelrl(run);
+  EXPECT_NE(third.output.find("3 of 3 jobs already have a record; evaluating the 0 left"), std::string::npos) << third.output;
+  std::filesystem::remove_all(dir);
+}
+
 // --gpus: a bad list, several GPUs for one candidate, and a GPU the machine does not have are
 // usage errors naming what is wrong (this runs where the engine finds no GPU).
 TEST(Cli, GpusThatCannotBeUsedAreUsageErrors) {

@@ -19,7 +19,7 @@ namespace kernelrl::cli {
 struct EvalArgs {
   std::string task, candidate, format, batch, out;
   std::string size = "full";  // task size (task/sizes.hpp)
-  bool json = false, no_cache = false, check_expect = false;
+  bool json = false, no_cache = false, check_expect = false, resume = false;
   std::string cache_dir, arch;
   std::string gpus;  // --gpus: one engine per GPU (common/gpu_list.hpp); empty: the environment's device
 };

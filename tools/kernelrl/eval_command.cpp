@@ -9,6 +9,7 @@
 #include "common/gpu_list.hpp"
 #include "common/progress.hpp"
 #include "eval/batch_file.hpp"
+#include "eval/batch_resume.hpp"
 #include "eval/engine_set.hpp"
 #include "eval/render.hpp"
 #include "exit_codes.hpp"
@@ -61,9 +62,33 @@ int run_batch(const std::vector<eval::Engine*>& engines, const std::vector<std::
     jobs.push_back(e.job);
     kept.push_back(e);
   }
+  bool newline_first = false;
+  if (a.resume) {  // leave out the jobs the records of an earlier run already have
+    auto point = eval::find_resume_point(a.out, jobs);
+    if (!point) {
+      std::cerr << "kernelrl eval: " << point.error().message << "\n";
+      return kCouldNotEvaluate;
+    }
+    std::vector<eval::EvalJob> left;
+    std::vector<eval::BatchEntry> left_entries;
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      if (point->done[i]) continue;
+      left.push_back(jobs[i]);
+      left_entries.push_back(kept[i]);
+    }
+    std::cerr << "resuming " << a.out << ": " << jobs.size() - left.size() << " of " << jobs.size()
+              << " jobs already have a record; evaluating the " << left.size() << " left"
+              << (point->n_not_evaluated ? " (" + std::to_string(point->n_not_evaluated) + " could-not-evaluate lines run again)" : "")
+              << (point->n_unreadable ? " (" + std::to_string(point->n_unreadable) + " unreadable lines skipped, kept in the file)" : "")
+              << "\n";
+    jobs = std::move(left);
+    kept = std::move(left_entries);
+    newline_first = point->ends_mid_line;
+  }
   common::ProgressBar bar("eval", static_cast<std::int64_t>(jobs.size()), common::stderr_is_tty() && !a.json);
   std::ofstream out;
   if (!a.out.empty()) out.open(a.out, std::ios::app);
+  if (out && newline_first) out << "\n";  // a line cut off by a stopped run stays, on its own
   int n_ok = 0, n_unexpected = 0;
   auto results = eval::evaluate_spread(engines, jobs, [&](std::size_t i, std::size_t on, const common::Expected<eval::EvalResult>& r) {
     if (r && r->correct) ++n_ok;
@@ -113,6 +138,9 @@ CLI::App* add_eval_command(CLI::App& app, EvalArgs& args) {
   cmd->add_flag("--check-expect", args.check_expect, "batch: exit 1 when a status differs from the entry's expect");
   cmd->add_flag("--json", args.json, "print result records as JSON");
   cmd->add_option("--out", args.out, "append result records (JSON lines) to this file");
+  cmd->add_flag("--resume", args.resume,
+                "batch: leave out the jobs --out already has a record for (an earlier run of the batch that was stopped); "
+                "the summary and --check-expect then cover the jobs evaluated now");
   cmd->add_option("--gpus", args.gpus,
                   "all (CUDA_VISIBLE_DEVICES if set, else every GPU) or 0,1,...: one engine per GPU, the batch's jobs "
                   "handed to whichever has room; each record then says its \"gpu\". Default: the environment's device");
@@ -121,6 +149,10 @@ CLI::App* add_eval_command(CLI::App& app, EvalArgs& args) {
 
 int run_eval(const EvalArgs& a, const eval::EngineConfig& config) {
   bool single = !a.task.empty() || !a.candidate.empty();
+  if (a.resume && (a.batch.empty() || a.out.empty())) {
+    std::cerr << "kernelrl eval: --resume goes with --batch and --out (the records of the run to resume)\n";
+    return kUsageError;
+  }
   if (single == !a.batch.empty()) {
     std::cerr << "kernelrl eval: give either --task and --candidate, or --batch FILE\n";
     return kUsageError;
