@@ -16,6 +16,9 @@
 //     against the round trip through the runner (events on the parent's idle stream around the
 //     doorbell and the answer, and the host clock): medians over the calls, their ratio and the
 //     difference in microseconds;
+//   - timing blocks (the design's next step): the parent idle on the GPU while the runner's calls are
+//     timed on the host clock, L2 flushed by the runner in its own context before each, against the
+//     parent's own block (host clock and events);
 //   - faults: the runner calls cudaDeviceReset; the parent's context, its arena and a copy after it
 //     are checked intact;
 //   - the runner's thread count after CUDA set itself up (what a thread rule must allow);
@@ -39,6 +42,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <new>
 #include <string>
 #include <vector>
@@ -47,7 +51,7 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-enum Op : int { kCall = 1, kReset = 2, kQuit = 3, kCandidate = 4 };
+enum Op : int { kCall = 1, kReset = 2, kQuit = 3, kCandidate = 4, kFlush = 5 };
 
 // examples/vector_add/task.py: C = A + B, (6144, 8192) float32.
 constexpr std::int64_t kRows = 6144, kCols = 8192;
@@ -135,6 +139,10 @@ Forward load_forward(const char* path, char* message, std::size_t message_size) 
   sh->runner_open_ms = ms_between(t0, clock_type::now());
   cudaStream_t stream = nullptr;
   if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+  int l2 = 0;
+  void* flush = nullptr;  // 2 x L2, written before a call to evict what the last one left (kFlush)
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0);
+  if (e == cudaSuccess) e = cudaMalloc(&flush, 2 * static_cast<std::size_t>(l2));
   sh->error = e;
   if (e != cudaSuccess) std::snprintf(sh->message, sizeof sh->message, "runner set-up: %s", cudaGetErrorString(e));
   std::uint64_t served = 0;
@@ -148,6 +156,9 @@ Forward load_forward(const char* path, char* message, std::size_t message_size) 
     }
     if (op == kReset) {
       e = cudaDeviceReset();
+    } else if (op == kFlush && sh->error == cudaSuccess) {
+      e = cudaMemsetAsync(flush, static_cast<int>(served & 0xff), 2 * static_cast<std::size_t>(l2), stream);
+      if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
     } else if (op == kCandidate && sh->error == cudaSuccess) {
       static Forward forward = load_forward(sh->candidate, sh->message, sizeof sh->message);
       sh->candidate_rc = forward ? call_vadd(forward, static_cast<char*>(base), stream) : -1;
@@ -248,6 +259,45 @@ bool run_candidate(Parent& parent, const char* path, char* arena, char* own, cud
   return wrong == 0 && rc_parent == 0 && parent.sh->candidate_rc == 0;
 }
 
+// Timing blocks: the next step of the design (docs/security.md). The parent does no GPU work while
+// the runner's calls are timed: before each call the runner flushes L2 in its own context (untimed),
+// then the parent times the call on the host clock from its doorbell to the runner's answer (the
+// runner launches and synchronises). The baseline is the parent's own block: L2 flushed, then the
+// same work launched and synchronised on the host clock (and, as the engine times today, between
+// events). `work(in_runner)` makes one call. Prints one row: medians and the runner's excess.
+void timing_block(Parent& parent, const char* label, cudaStream_t stream, cudaEvent_t start, cudaEvent_t end,
+                  char* own_flush, std::size_t flush_bytes, int reps, const std::function<bool(bool)>& work) {
+  std::vector<double> in_events, in_host, runner_host;
+  for (int r = 0; r < reps + 5; ++r) {  // the parent's own block first
+    float ms = 0;
+    cudaMemsetAsync(own_flush, r & 0xff, flush_bytes, stream);
+    cudaStreamSynchronize(stream);
+    auto h0 = clock_type::now();
+    cudaEventRecord(start, stream);
+    work(false);
+    cudaEventRecord(end, stream);
+    cudaStreamSynchronize(stream);
+    auto h1 = clock_type::now();
+    cudaEventElapsedTime(&ms, start, end);
+    if (r >= 5) in_events.push_back(1000.0 * ms), in_host.push_back(1000.0 * ms_between(h0, h1));
+  }
+  for (int r = 0; r < reps + 5; ++r) {  // then the runner's: nothing of the parent's on the GPU
+    if (!parent.ring(kFlush, 0)) {
+      std::printf("FAILED runner flush: %s\n", cudaGetErrorString(static_cast<cudaError_t>(parent.sh->error)));
+      return;
+    }
+    auto h0 = clock_type::now();
+    if (!work(true)) {
+      std::printf("FAILED runner call: %s\n", cudaGetErrorString(static_cast<cudaError_t>(parent.sh->error)));
+      return;
+    }
+    auto h1 = clock_type::now();
+    if (r >= 5) runner_host.push_back(1000.0 * ms_between(h0, h1));
+  }
+  const double ev = median(in_events), host = median(in_host), run = median(runner_host);
+  std::printf("%-22s %12.2f %12.2f %12.2f %10.2f %8.3f\n", label, ev, host, run, run - host, ev > 0 ? run / ev : 0.0);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -335,6 +385,31 @@ int main(int argc, char** argv) {
   }
 
   if (candidate && !run_candidate(parent, candidate, arena, own, stream, start, end, reps)) ok = false;
+
+  int l2 = 0;
+  cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0);
+  const std::size_t flush_bytes = 2 * static_cast<std::size_t>(l2);
+  char* own_flush = nullptr;
+  ok = ok && check(cudaMalloc(&own_flush, flush_bytes), "cudaMalloc flush");
+  std::printf("timing blocks (L2 flushed before each call; the parent idle on the GPU during the runner's):\n");
+  std::printf("%-22s %12s %12s %12s %10s %8s\n", "work", "events us", "host us", "runner us", "excess us", "ratio");
+  for (std::size_t bytes : sizes) {
+    const std::string label = "copy " + std::to_string(bytes) + " B";
+    timing_block(parent, label.c_str(), stream, start, end, own_flush, flush_bytes, reps, [&](bool in_runner) {
+      if (in_runner) return parent.ring(kCall, bytes);
+      return cudaMemcpyAsync(own + bytes, own, bytes, cudaMemcpyDeviceToDevice, stream) == cudaSuccess;
+    });
+  }
+  if (candidate) {
+    char message[512] = {};
+    Forward forward = load_forward(candidate, message, sizeof message);
+    if (forward) {
+      timing_block(parent, "vector_add candidate", stream, start, end, own_flush, flush_bytes, reps, [&](bool in_runner) {
+        if (in_runner) return parent.ring(kCandidate, 0) && sh->candidate_rc == 0;
+        return call_vadd(forward, own, stream) == 0;
+      });
+    }
+  }
 
   // A runner that resets its device: the parent's context and arena must be untouched.
   std::vector<unsigned char> before(4096), after(4096);

@@ -27,6 +27,7 @@
 #                                   candidate (device reset, illegal address, crash, hang, memory bomb,
 #                                   hoarded memory, lazy outputs, inputs zeroed, trap, global hook): scripts/soak.py's checks
 #                                   (a record each, no engine error, honest results unchanged, nothing left)
+#   scripts/gpu-check.sh confine    only the compile read confinement's CPU tests, on this machine's toolchain
 #   scripts/gpu-check.sh split      only bench/process_split_bench.cpp: what a GPU candidate in a process of
 #                                   its own would cost (second context, CUDA IPC, doorbell round trip
 #                                   against in-process timing, a device reset in the runner)
@@ -62,9 +63,11 @@ note "gpu-check $mode: commit $KERNELRL_COMMIT, $(date -u +%FT%TZ), $(nvidia-smi
 t0=$(date +%s)
 # The test binaries holding `ctest -L gpu`'s tests (`final` builds only these and what they run).
 gpu_test_targets="eval_device_screen_gpu_test eval_device_screen_test eval_engine_gpu_test model_gpu_test rollout_gpu_test"
-split_targets=$([ "$mode" = split ] && echo kernelrl_process_split_bench)
-scripts/gpu-build.sh -k 0 -j16 $split_targets $([ "$mode" = final ] && echo kernelrl kernelrl_host_cc kernelrl_confine $gpu_test_targets) \
-    $([ "$mode" != main ] && [ "$mode" != final ] && [ "$mode" != split ] && [ -z "${WITH_GPU_TESTS:-}" ] && echo kernelrl kernelrl_host_cc kernelrl_confine $([ "$mode" != kb ] && [ "$mode" != service ] && [ "$mode" != soak ] && [ "$mode" != gpus ] && echo kernelrl_bench eval_device_screen_gpu_test)) >"$logs/build.log" 2>&1
+# Modes that build only their own targets.
+mode_targets=$([ "$mode" = split ] && echo kernelrl_process_split_bench)
+[ "$mode" = confine ] && mode_targets="kernelrl kernelrl_host_cc kernelrl_confine"
+scripts/gpu-build.sh -k 0 -j16 $mode_targets $([ "$mode" = final ] && echo kernelrl kernelrl_host_cc kernelrl_confine $gpu_test_targets) \
+    $([ "$mode" != main ] && [ "$mode" != final ] && [ "$mode" != split ] && [ "$mode" != confine ] && [ -z "${WITH_GPU_TESTS:-}" ] && echo kernelrl kernelrl_host_cc kernelrl_confine $([ "$mode" != kb ] && [ "$mode" != service ] && [ "$mode" != soak ] && [ "$mode" != gpus ] && echo kernelrl_bench eval_device_screen_gpu_test)) >"$logs/build.log" 2>&1
 rc=$?
 note "build: rc $rc in $(( $(date +%s) - t0 )) s"
 [ $rc -eq 0 ] || { tail -40 "$logs/build.log"; exit 1; }
@@ -212,6 +215,14 @@ elif [ "$mode" = kb ]; then
 elif [ "$mode" = soak ]; then
   $python scripts/soak.py --kernelrl "$bin" --device cuda --n "${SOAK_N:-1000}" --out "$out/soak" >"$logs/soak.log" 2>&1
   note "soak: rc $? (1: a check failed), $($python -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["records"], "records of", d["jobs"], "jobs in", d["wall_s"], "s;", d["evaluations_per_min"], "/min; engine errors", d["engine_errors"], "; by kind", json.dumps(d["statuses_by_kind"]), "; GPU MiB before/after", d.get("gpu_memory_mib_before_after"), "; processes left", len(d["processes_left"]), "; failures", d["failures"][:5])' "$out/soak/summary.json" 2>&1)"
+elif [ "$mode" = confine ]; then
+  # The compile read confinement's tests on this machine's toolchain (gcc at /opt/gcc, pip torch with
+  # CUDA): a `.incbin`/`.include` of a host file spelt past the static scan must fail to build, the
+  # examples and the kernelbench prebuild must still build.
+  scripts/gpu-build.sh -j16 compile_test >"$logs/confine-build.log" 2>&1 || note "compile_test did not build: $(tail -5 "$logs/confine-build.log")"
+  build-gpu/tests/compile/compile_test --gtest_filter='compile_read*:read_roots*' >"$logs/confine.log" 2>&1
+  note "compile read confinement tests: rc $?; $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$logs/confine.log" | tr '\n' ' ')"
+  grep -E '^\[  FAILED  \]|SKIPPED' "$logs/confine.log" | head -10 | tee -a "$summary"
 elif [ "$mode" = split ]; then
   # The vector_add example built as a plain shared object: the candidate the bench also calls.
   nvcc -shared -cudart shared -Xcompiler -fPIC -O3 -arch=sm_90 -I include examples/vector_add/native.cu -o /tmp/split-vadd.so \
