@@ -211,6 +211,43 @@ common::Expected<std::vector<double>> global_row_counts(const std::vector<Miniba
   return counts;
 }
 
+// What the statistics are made of: sums over trained tokens and samples, as this rank has them.
+struct StatSums {
+  double loss = 0;  // the minibatches' losses, each divided by the number of minibatches
+  double n_tokens = 0, n_samples = 0, clip = 0, kl = 0, kl_ref = 0, entropy = 0;
+  TokenSums sampler_diff, nll;
+};
+
+// The update's statistics from the sums, made the whole batch's first when there are ranks (the
+// same on every rank). `stats` holds the gradient norm and the optimiser steps already.
+common::Fallible finish_stats(StatSums sums, RankGroup* group, UpdateStats& stats) {
+  double sampler_diff_n = static_cast<double>(sums.sampler_diff.n), nll_n = static_cast<double>(sums.nll.n);
+  if (group) {
+    std::vector<double> totals = {sums.loss, sums.n_tokens, sums.n_samples, sums.clip, sums.kl, sums.kl_ref,
+                                  sums.entropy, sums.sampler_diff.sum, sampler_diff_n, sums.nll.sum, nll_n};
+    if (auto s = group->sum_values(totals); !s) return s;
+    std::vector<double> maxima = {sums.sampler_diff.max};
+    if (auto s = group->max_values(maxima); !s) return s;
+    std::tie(sums.loss, sums.n_tokens, sums.n_samples, sums.clip, sums.kl, sums.kl_ref) =
+        std::tuple(totals[0], totals[1], totals[2], totals[3], totals[4], totals[5]);
+    std::tie(sums.entropy, sums.sampler_diff.sum, sampler_diff_n, sums.nll.sum, nll_n, sums.sampler_diff.max) =
+        std::tuple(totals[6], totals[7], totals[8], totals[9], totals[10], maxima[0]);
+  }
+  stats.loss = sums.loss;
+  stats.n_tokens = static_cast<std::int64_t>(sums.n_tokens);
+  stats.n_samples = static_cast<std::int64_t>(sums.n_samples);
+  stats.sampler_logprob_diff_max = sums.sampler_diff.max;
+  if (sampler_diff_n > 0) stats.sampler_logprob_diff_mean = sums.sampler_diff.sum / sampler_diff_n;
+  stats.response_nll = nll_n > 0 ? sums.nll.sum / nll_n : 0.0;
+  if (stats.n_tokens > 0) {
+    stats.clip_frac = sums.clip / stats.n_tokens;
+    stats.approx_kl = sums.kl / stats.n_tokens;
+    stats.kl_to_ref = sums.kl_ref / stats.n_tokens;
+    stats.entropy = sums.entropy / stats.n_tokens;
+  }
+  return common::Ok{};
+}
+
 // The identity placement: the samples are the whole batch.
 GlobalPlacement whole_batch(std::size_t n) {
   GlobalPlacement p{n, std::vector<std::size_t>(n)};
@@ -248,14 +285,14 @@ common::Expected<UpdateStats> update_policy(const UpdateModels& models, torch::o
     // The sampling policy's log-probabilities, recomputed with the same forward as training; and
     // the frozen reference's, for the KL term.
     const auto old_logprobs = frozen_logprobs(model, models.bf16_autocast, samples, trained, config, device);
-    const TokenSums sampler_diff = compare_with_sampler(samples, old_logprobs);
-    const TokenSums nll = response_nll(samples, old_logprobs, trained);
+    StatSums sums;
+    sums.sampler_diff = compare_with_sampler(samples, old_logprobs);
+    sums.nll = response_nll(samples, old_logprobs, trained);
     std::vector<torch::Tensor> ref_logprobs;
     if (with_kl) {
       model::Transformer reference = models.reference;  // a handle: the module is shared
       ref_logprobs = frozen_logprobs(reference, models.bf16_autocast, samples, trained, config, device);
     }
-    double entropy_sum = 0, clip_sum = 0, kl_sum = 0, kl_ref_sum = 0;
     for (std::size_t k = 0; k < minibatches.size(); ++k) {
       const Minibatch& minibatch = minibatches[k];
       if ((*rows_everywhere)[k] == 0) continue;  // no gradient on any rank: no optimiser step (its loss counts 0)
@@ -275,11 +312,11 @@ common::Expected<UpdateStats> update_policy(const UpdateModels& models, torch::o
         GrpoOutput out = grpo_loss(in, config.grpo);
         out.loss.backward();
         step_loss += out.loss.item<double>();
-        stats.n_tokens += out.n_tokens;
-        clip_sum += out.clip_frac * out.n_tokens;
-        kl_sum += out.approx_kl * out.n_tokens;
-        kl_ref_sum += out.kl_to_ref * out.n_tokens;
-        if (entropy.defined()) entropy_sum += (entropy * mb.mask).sum().item<double>();
+        sums.n_tokens += static_cast<double>(out.n_tokens);
+        sums.clip += out.clip_frac * out.n_tokens;
+        sums.kl += out.approx_kl * out.n_tokens;
+        sums.kl_ref += out.kl_to_ref * out.n_tokens;
+        if (entropy.defined()) sums.entropy += (entropy * mb.mask).sum().item<double>();
       }
       if (group) {  // each rank's loss is divided by the whole minibatch's constant: the sum is its gradient
         if (auto s = group->sum_gradients(model->parameters()); !s) return s.error();
@@ -287,35 +324,12 @@ common::Expected<UpdateStats> update_policy(const UpdateModels& models, torch::o
       const double norm = torch::nn::utils::clip_grad_norm_(model->parameters(), config.max_grad_norm);
       optimizer.step();
       stats.grad_norm += norm;
-      stats.loss += step_loss / static_cast<double>(minibatches.size());
+      sums.loss += step_loss / static_cast<double>(minibatches.size());
       ++stats.n_optimizer_steps;
     }
     stats.grad_norm /= stats.n_optimizer_steps;
-    stats.n_samples = static_cast<std::int64_t>(trained.size());
-    double sampler_diff_sum = sampler_diff.sum, sampler_diff_n = static_cast<double>(sampler_diff.n);
-    double nll_sum = nll.sum, nll_n = static_cast<double>(nll.n);
-    stats.sampler_logprob_diff_max = sampler_diff.max;
-    if (group) {  // the whole batch's statistics, the same on every rank
-      std::vector<double> sums = {stats.loss, static_cast<double>(stats.n_tokens), static_cast<double>(stats.n_samples),
-                                  clip_sum, kl_sum, kl_ref_sum, entropy_sum, sampler_diff_sum, sampler_diff_n, nll_sum, nll_n};
-      if (auto s = group->sum_values(sums); !s) return s.error();
-      std::vector<double> maxima = {stats.sampler_logprob_diff_max};
-      if (auto s = group->max_values(maxima); !s) return s.error();
-      stats.loss = sums[0];
-      stats.n_tokens = static_cast<std::int64_t>(sums[1]);
-      stats.n_samples = static_cast<std::int64_t>(sums[2]);
-      std::tie(clip_sum, kl_sum, kl_ref_sum, entropy_sum) = std::tuple(sums[3], sums[4], sums[5], sums[6]);
-      std::tie(sampler_diff_sum, sampler_diff_n, nll_sum, nll_n) = std::tuple(sums[7], sums[8], sums[9], sums[10]);
-      stats.sampler_logprob_diff_max = maxima[0];
-    }
-    if (sampler_diff_n > 0) stats.sampler_logprob_diff_mean = sampler_diff_sum / sampler_diff_n;
-    stats.response_nll = nll_n > 0 ? nll_sum / nll_n : 0.0;
-    if (stats.n_tokens > 0) {
-      stats.clip_frac = clip_sum / stats.n_tokens;
-      stats.approx_kl = kl_sum / stats.n_tokens;
-      stats.kl_to_ref = kl_ref_sum / stats.n_tokens;
-      stats.entropy = entropy_sum / stats.n_tokens;
-    }
+    sums.n_samples = static_cast<double>(trained.size());
+    if (auto s = finish_stats(sums, group, stats); !s) return s.error();
     model->eval();
   } catch (const c10::Error& e) {
     return common::make_error(std::string("policy update failed: ") + e.what_without_backtrace());
