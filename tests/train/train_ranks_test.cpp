@@ -4,8 +4,8 @@
 // minibatches, their answers scripted (by turn and task, so they do not depend on which rank asks)
 // and scored by the format reward. Their step log and final checkpoint must equal one process's
 // within 1e-5; ranks that skip the gradient sum must not (the comparison can fail). A rank that
-// exits early stops the launch, naming it, and leaves no process behind. `kernelrl train --ranks 2`
-// runs; `--gpus 2` without GPUs fails naming why.
+// exits early stops the launch, naming it, and leaves no process behind. `kernelrl train --ranks 3`
+// runs (one rank without tasks); `--gpus 2` without GPUs fails naming why.
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -311,20 +311,23 @@ common::RunResult kernelrl_train(const fs::path& root, const std::vector<std::st
   return r ? *r : common::RunResult{};
 }
 
-TEST(KernelrlTrainRanks, TwoCpuRanksRunAStep) {
+// Three ranks, two tasks: rank 2 has none to roll out and still takes part in the update.
+TEST(KernelrlTrainRanks, ThreeCpuRanksRunAStepOneWithoutTasks) {
   const fs::path root = scratch("cli");
   testing::tiny_checkpoint(root / "tiny");
-  auto r = kernelrl_train(root, {"--ranks", "2"});
+  auto r = kernelrl_train(root, {"--ranks", "3"});
   ASSERT_TRUE(r.ok()) << r.output;
   std::ifstream log(root / "run/train_log.jsonl");
   std::string line;
   ASSERT_TRUE(std::getline(log, line)) << r.output;
-  EXPECT_EQ(nlohmann::json::parse(line)["n_episodes"].get<int>(), 4) << line;  // both ranks' episodes
+  EXPECT_EQ(nlohmann::json::parse(line)["n_episodes"].get<int>(), 4) << line;  // both tasks' episodes
   EXPECT_FALSE(std::getline(log, line)) << "a second log line: " << line;
   for (const char* shard : {"rank-0", "rank-1"}) {
     EXPECT_TRUE(fs::exists(root / "run/steps/step-00001" / shard / "trajectories.jsonl")) << shard << "\n" << r.output;
   }
+  EXPECT_FALSE(fs::exists(root / "run/steps/step-00001/rank-2")) << r.output;
   EXPECT_TRUE(fs::exists(root / "run/checkpoints/step-00001/model.safetensors")) << r.output;
+  EXPECT_NE(r.output.find("train " + (root / "run").string() + ": 1 steps run"), std::string::npos) << r.output;
   fs::remove_all(root);
 }
 
