@@ -41,6 +41,7 @@ const fs::path kSource = KERNELRL_SOURCE_DIR;
 // What a rank started by the tests does (KERNELRL_TEST_MODE).
 constexpr const char* kMode = "KERNELRL_TEST_MODE";
 constexpr const char* kRoot = "KERNELRL_TEST_ROOT";  // the scratch folder: tiny/ (the model), the run directories
+constexpr const char* kSteps = "KERNELRL_TEST_STEPS";  // the run's --steps (an existing run resumes)
 
 const char* env(const char* name) { return std::getenv(name); }
 
@@ -146,14 +147,18 @@ TEST(TrainRanks, Rank) {
   WithoutGradientSum without_sum(group);
   RankGroup* ranks = mode == "no-sum" ? static_cast<RankGroup*>(&without_sum) : &group;
   auto sampler = answers_by_turn_and_task();
-  auto summary = run_training(two_steps(root / "tiny", root / mode), nullptr, &sampler, ranks);
+  TrainConfig config = two_steps(root / "tiny", root / mode);
+  if (env(kSteps)) config.n_steps = std::atoi(env(kSteps));
+  auto summary = run_training(config, nullptr, &sampler, ranks);
   ASSERT_TRUE(summary) << summary.error().message;
-  EXPECT_EQ(summary->steps_run, 2);
+  EXPECT_EQ(summary->steps_done_before + summary->steps_run, config.n_steps);
 }
 
 // Starts this binary as `n` ranks in `mode`.
-common::Fallible launch(const fs::path& root, const std::string& mode, int n, std::vector<pid_t>* pids = nullptr) {
+common::Fallible launch(const fs::path& root, const std::string& mode, int n, std::vector<pid_t>* pids = nullptr,
+                        int n_steps = 2) {
   ::setenv(kMode, mode.c_str(), 1);
+  ::setenv(kSteps, std::to_string(n_steps).c_str(), 1);
   ::setenv(kRoot, root.c_str(), 1);
   ::setenv("OMP_NUM_THREADS", "1", 1);
   LaunchConfig config;
@@ -222,8 +227,9 @@ std::string joined(const std::vector<std::string>& lines) {
   return out;
 }
 
-// The run of one process (the old path, no group) against two ranks, and two ranks without the
-// gradient sum against both.
+// The run of one process (the old path, no group) against two ranks (stopped after the first step
+// and resumed: the checkpoint and optimizer state rank 0 wrote), and two ranks without the gradient
+// sum against both.
 TEST(TrainRanks, TwoRanksTrainAsOneProcess) {
   torch::set_num_threads(1);
   const fs::path root = scratch("equal");
@@ -233,8 +239,10 @@ TEST(TrainRanks, TwoRanksTrainAsOneProcess) {
   auto one = run_training(two_steps(root / "tiny", root / "one"), nullptr, &sampler);
   ASSERT_TRUE(one) << one.error().message;
   const auto t1 = std::chrono::steady_clock::now();
-  auto two = launch(root, "train", 2);
-  ASSERT_TRUE(two) << two.error().message;
+  auto first = launch(root, "train", 2, nullptr, 1);
+  ASSERT_TRUE(first) << first.error().message;
+  auto resumed = launch(root, "train", 2, nullptr, 2);
+  ASSERT_TRUE(resumed) << resumed.error().message;
   const auto t2 = std::chrono::steady_clock::now();
   std::fprintf(stderr, "one process %.1f s, two ranks %.1f s\n", std::chrono::duration<double>(t1 - t0).count(),
                std::chrono::duration<double>(t2 - t1).count());
