@@ -1,4 +1,4 @@
-// Shares of a step's samples, and the gradient sum over the ranks through c10d (TCPStore + gloo).
+// The ranks' exchanges through c10d: gradient and value sums over gloo, texts through the TCPStore.
 #include "train/data_parallel.hpp"
 
 #include <algorithm>

@@ -1,11 +1,12 @@
 // Data-parallel training's communication between ranks (which samples a rank works on is
-// rank_split.hpp): the sum of the ranks' gradients. Each rank (one process, one GPU one day) computes gradients on its share
-// of a step's samples, normalised by the step's GLOBAL sample count; sum_gradients then leaves the
-// sum over all ranks in every parameter's .grad() on every rank, so the same optimizer step on every
-// rank keeps the ranks' parameters equal to one process's that did all the samples.
-// The sum goes through libtorch's c10d: a TCPStore (rank 0 serves it) for the rendezvous and a
-// ProcessGroupGloo for CPU tensors. CUDA tensors would go to NCCL, which is not built yet: they are
-// an error. With world_size 1 nothing connects and sum_gradients is a no-op.
+// rank_split.hpp; the trainer sees only the RankGroup interface). Each rank (one process, one GPU
+// one day) computes gradients on its share of a step's samples, normalised by the step's GLOBAL
+// sample count; sum_gradients then leaves the sum over all ranks in every parameter's .grad() on
+// every rank, so the same optimizer step on every rank keeps the ranks' parameters equal to one
+// process's that did all the samples. The sum goes through libtorch's c10d: a TCPStore (rank 0
+// serves it) for the rendezvous and a ProcessGroupGloo for CPU tensors. CUDA tensors would go to
+// NCCL (Backend::NCCL), which is not built yet: they are an error. With world_size 1 nothing
+// connects and every exchange is a no-op.
 // Built only where gloo's headers are (src/train/CMakeLists.txt: KERNELRL_DATA_PARALLEL).
 #pragma once
 
