@@ -46,7 +46,7 @@ constexpr const char* kSteps = "KERNELRL_TEST_STEPS";  // the run's --steps (an 
 const char* env(const char* name) { return std::getenv(name); }
 
 fs::path scratch(const std::string& name) {
-  auto p = fs::temp_directory_path() / ("kernelrl-train-ranks-" + std::to_string(::getpid())) / name;
+  auto p = fs::temp_directory_path() / ("kernelrl-train-ranks-" + std::to_string(::getpid()) + "-" + name);
   fs::remove_all(p);
   fs::create_directories(p);
   return p;
@@ -272,7 +272,7 @@ TEST(TrainRanks, TwoRanksTrainAsOneProcess) {
   std::fprintf(stderr, "largest weight difference to one process: two ranks %.3g, two ranks without the sum %.3g (%zu differences); "
                "grad norms %.6g %.6g\n", max_weight_difference(single, ranks), max_weight_difference(single, without_sum),
                found.size(), single.log[0]["train/grad_norm"].get<double>(), single.log[1]["train/grad_norm"].get<double>());
-  fs::remove_all(root.parent_path());
+  fs::remove_all(root);
 }
 
 bool gone(pid_t pid) {
