@@ -1,4 +1,4 @@
-// Shares of a step's samples, and the gradient sum over the ranks through c10d (TCPStore + gloo).
+// The ranks' exchanges through c10d: gradient and value sums over gloo, texts through the TCPStore.
 #include "train/data_parallel.hpp"
 
 #include <algorithm>
@@ -14,13 +14,12 @@ namespace kernelrl::train {
 
 using common::make_error;
 
-Share rank_share(std::size_t n, RankInfo info) {
-  const auto world = static_cast<std::size_t>(std::max(info.world_size, 1));
-  const auto rank = static_cast<std::size_t>(std::clamp(info.rank, 0, static_cast<int>(world) - 1));
-  const std::size_t base = n / world;
-  const std::size_t extra = n % world;  // the first `extra` ranks take one more
-  const std::size_t begin = rank * base + std::min(rank, extra);
-  return Share{begin, begin + base + (rank < extra ? 1 : 0)};
+std::string backend_name(Backend backend) { return backend == Backend::NCCL ? "nccl" : "gloo"; }
+
+common::Fallible check_backend(Backend backend) {
+  if (backend == Backend::GLOO) return common::Ok{};
+  return make_error("data parallel: the NCCL backend (CUDA tensors) is not built yet: only gloo, which sums CPU "
+                    "tensors (docs/train.md, \"Several GPUs\")");
 }
 
 // The seam where a CUDA backend (ProcessGroupNCCL) would sit beside gloo: sum_gradients picks the
@@ -39,13 +38,15 @@ GradientAllReduce& GradientAllReduce::operator=(GradientAllReduce&&) noexcept = 
 bool GradientAllReduce::connected() const { return info_.world_size == 1 || group_ != nullptr; }
 
 common::Fallible GradientAllReduce::connect(RankInfo info, const std::string& host, int port,
-                                            std::chrono::milliseconds timeout) {
+                                            std::chrono::milliseconds timeout, Backend backend) {
+  if (auto s = check_backend(backend); !s) return s;
   if (info.world_size < 1 || info.rank < 0 || info.rank >= info.world_size) {
     return make_error("data parallel: rank " + std::to_string(info.rank) + " of world size " +
                       std::to_string(info.world_size) + " (expected 0 <= rank < world size)");
   }
   group_.reset();
   info_ = info;
+  n_gathers_ = 0;
   if (info.world_size == 1) return common::Ok{};
   if (port <= 0 || port > 65535) return make_error("data parallel: port " + std::to_string(port) + " out of range");
   const std::string where = host + ":" + std::to_string(port);
@@ -134,6 +135,59 @@ common::Fallible GradientAllReduce::sum_gradients(const std::vector<torch::Tenso
     return make_error("data parallel: rank " + std::to_string(info_.rank) + ": summing gradients failed: " + e.what());
   }
   return common::Ok{};
+}
+
+namespace {
+
+common::Fallible reduce_values(c10d::ProcessGroupGloo& group, std::vector<double>& values, c10d::ReduceOp op, int rank) {
+  if (values.empty()) return common::Ok{};
+  try {
+    std::vector<torch::Tensor> buffer{torch::tensor(values, torch::TensorOptions().dtype(torch::kFloat64))};
+    c10d::AllreduceOptions options;
+    options.reduceOp = op;
+    group.allreduce(buffer, options)->wait();
+    const auto summed = buffer[0].contiguous();
+    std::copy(summed.data_ptr<double>(), summed.data_ptr<double>() + summed.numel(), values.begin());
+  } catch (const c10::Error& e) {
+    return make_error("data parallel: rank " + std::to_string(rank) + ": reducing values failed: " + e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    return make_error("data parallel: rank " + std::to_string(rank) + ": reducing values failed: " + e.what());
+  }
+  return common::Ok{};
+}
+
+}  // namespace
+
+common::Fallible GradientAllReduce::sum_values(std::vector<double>& values) {
+  if (info_.world_size == 1) return common::Ok{};
+  if (!group_) return make_error("data parallel: sum_values before connect");
+  return reduce_values(*group_->cpu, values, c10d::ReduceOp::SUM, info_.rank);
+}
+
+common::Fallible GradientAllReduce::max_values(std::vector<double>& values) {
+  if (info_.world_size == 1) return common::Ok{};
+  if (!group_) return make_error("data parallel: max_values before connect");
+  return reduce_values(*group_->cpu, values, c10d::ReduceOp::MAX, info_.rank);
+}
+
+common::Expected<std::vector<std::string>> GradientAllReduce::all_gather(const std::string& text) {
+  if (info_.world_size == 1) return std::vector<std::string>{text};
+  if (!group_) return make_error("data parallel: all_gather before connect");
+  const std::string prefix = "kernelrl/gather/" + std::to_string(n_gathers_++) + "/";
+  std::vector<std::string> out;
+  try {
+    group_->store->set(prefix + std::to_string(info_.rank), std::vector<std::uint8_t>(text.begin(), text.end()));
+    for (int r = 0; r < info_.world_size; ++r) {
+      const auto bytes = group_->store->get(prefix + std::to_string(r));  // waits for it, up to the timeout
+      out.emplace_back(bytes.begin(), bytes.end());
+    }
+  } catch (const c10::Error& e) {
+    return make_error("data parallel: rank " + std::to_string(info_.rank) + ": exchanging texts failed: " +
+                      e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    return make_error("data parallel: rank " + std::to_string(info_.rank) + ": exchanging texts failed: " + e.what());
+  }
+  return out;
 }
 
 common::Fallible GradientAllReduce::barrier() {

@@ -135,30 +135,50 @@ common::Fallible save_step(const TrainConfig& c, policy::PolicyModel& policy, to
   return common::Ok{};
 }
 
-json step_metrics(int step, const std::vector<trajectory::TurnRecord>& episodes, const UpdateStats& u, double rollout_s, double update_s,
-                  int n_batches) {
+// What the step log reports of a step's turns, as sums (and a maximum) that add up over ranks.
+struct EpisodeTotals {
+  double n_episodes = 0, n_answered = 0;  // the model's outcomes: prompts over the context were never its to answer
   double reward = 0, reward_max = 0, correct = 0, speedup = 0, tokens = 0, degenerate = 0;
-  int n_answered = 0;  // the model's outcomes: prompts over the context were never its to answer
+};
+
+EpisodeTotals totals_of(const std::vector<trajectory::TurnRecord>& episodes) {
+  EpisodeTotals t;
+  t.n_episodes = static_cast<double>(episodes.size());
   for (const auto& e : episodes) {
     if (is_unanswered(e)) continue;
-    ++n_answered;
-    reward += e.score;
-    reward_max = std::max(reward_max, e.score);
-    correct += e.correct;
-    speedup += e.correct ? e.speedup.value_or(0.0) : 0;
-    tokens += static_cast<double>(e.response.token_ids ? e.response.token_ids->size() : 0);
-    degenerate += is_degenerate(e);
+    ++t.n_answered;
+    t.reward += e.score;
+    t.reward_max = std::max(t.reward_max, e.score);
+    t.correct += e.correct;
+    t.speedup += e.correct ? e.speedup.value_or(0.0) : 0;
+    t.tokens += static_cast<double>(e.response.token_ids ? e.response.token_ids->size() : 0);
+    t.degenerate += is_degenerate(e);
   }
-  const double n = std::max<double>(1, n_answered);
+  return t;
+}
+
+// The whole step's totals: the sums over the ranks (the rank's own without a group).
+common::Fallible reduce_totals(EpisodeTotals& t, RankGroup* ranks) {
+  if (!ranks) return common::Ok{};
+  std::vector<double> sums = {t.n_episodes, t.n_answered, t.reward, t.correct, t.speedup, t.tokens, t.degenerate};
+  if (auto s = ranks->sum_values(sums); !s) return s;
+  std::vector<double> maxima = {t.reward_max};
+  if (auto s = ranks->max_values(maxima); !s) return s;
+  t = {sums[0], sums[1], sums[2], maxima[0], sums[3], sums[4], sums[5], sums[6]};
+  return common::Ok{};
+}
+
+json step_metrics(int step, const EpisodeTotals& t, const UpdateStats& u, double rollout_s, double update_s, int n_batches) {
+  const double n = std::max<double>(1, t.n_answered);
   return {{"step", step},
-          {"n_episodes", episodes.size()},
-          {"rollout/n_prompts_too_long", static_cast<int>(episodes.size()) - n_answered},
-          {"reward/mean", reward / n},
-          {"reward/max", reward_max},
-          {"eval/correct_rate", correct / n},
-          {"eval/mean_speedup_correct", correct > 0 ? speedup / correct : 0.0},
-          {"response/mean_tokens", tokens / n},
-          {"response/degenerate_frac", degenerate / n},
+          {"n_episodes", static_cast<std::int64_t>(t.n_episodes)},
+          {"rollout/n_prompts_too_long", static_cast<int>(t.n_episodes - t.n_answered)},
+          {"reward/mean", t.reward / n},
+          {"reward/max", t.reward_max},
+          {"eval/correct_rate", t.correct / n},
+          {"eval/mean_speedup_correct", t.correct > 0 ? t.speedup / t.correct : 0.0},
+          {"response/mean_tokens", t.tokens / n},
+          {"response/degenerate_frac", t.degenerate / n},
           {"train/loss", u.loss},
           {"train/clip_frac", u.clip_frac},
           {"train/approx_kl", u.approx_kl},
@@ -173,6 +193,19 @@ json step_metrics(int step, const std::vector<trajectory::TurnRecord>& episodes,
           {"time/rollout_s", rollout_s},
           {"time/update_s", update_s},
           {"policy/sampler_batches", n_batches}};
+}
+
+// Where this rank's samples stand in the step's whole batch: every rank's sample keys exchanged.
+common::Expected<GlobalPlacement> place_in_step(const std::vector<SampleKey>& keys, RankGroup& ranks) {
+  auto texts = ranks.all_gather(keys_to_text(keys));
+  if (!texts) return texts.error();
+  std::vector<std::vector<SampleKey>> keys_by_rank;
+  for (const auto& text : *texts) {
+    auto parsed = keys_from_text(text);
+    if (!parsed) return parsed.error();
+    keys_by_rank.push_back(std::move(*parsed));
+  }
+  return place_samples(keys_by_rank, ranks.rank_info().rank);
 }
 
 common::Fallible append_log_line(const fs::path& run_dir, const json& line) {
@@ -248,8 +281,10 @@ common::Expected<json> evaluate_heldout(const TrainConfig& c, const std::vector<
 }  // namespace
 
 common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::Evaluator* evaluator,
-                                            policy::Policy* external_sampler) {
+                                            policy::Policy* external_sampler, RankGroup* ranks) {
   if (auto s = check(config); !s) return s.error();
+  const RankInfo rank = ranks ? ranks->rank_info() : RankInfo{};
+  const bool writes_run = rank.rank == 0;  // train.json, the log, checkpoints, run state, held-out
   if (config.reward == "kernel" && evaluator == nullptr) return make_error("reward 'kernel' needs the engine");
   // Selected at the run's size here, so that a task lacking it is named before the model loads;
   // each rollout gets the files as given and sizes them itself.
@@ -296,7 +331,9 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
       return make_error((state.checkpoint / "optimizer.pt").string() + ": " + e.what_without_backtrace());
     }
   }
-  if (auto s = write_run_settings(config); !s) return s.error();
+  if (writes_run) {
+    if (auto s = write_run_settings(config); !s) return s.error();
+  }
   policy::LocalPolicyConfig policy_config = config.policy;
   policy_config.sampling.seed = config.seed;
   policy::LocalPolicy own_sampler(*policy, policy_config);
@@ -308,7 +345,7 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
   const auto batch_samples = static_cast<std::int64_t>(std::min<std::size_t>(config.tasks_per_step, tasks->size())) *
                              config.rollout.n_trajectories * config.rollout.n_turns;
   // The starting policy's held-out line (step 0), unless a killed run already wrote it.
-  if (state.steps_done == 0 && heldout_due(config.heldout, 0, config.n_steps) &&
+  if (writes_run && state.steps_done == 0 && heldout_due(config.heldout, 0, config.n_steps) &&
       !fs::exists(config.run_dir / "heldout" / step_name(0) / "metrics.json")) {
     auto metrics = evaluate_heldout(config, heldout_tasks, sampler, scorer, 0);
     if (!metrics) return metrics.error();
@@ -320,15 +357,27 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
     }
   }
   for (int step = state.steps_done; step < config.n_steps; ++step) {
+    // The step's groups (tasks), whole, shared out among the ranks; each rank's rollout is its own
+    // shard of the step's trajectories.
+    std::vector<fs::path> step_tasks = tasks_of_step(*tasks, config.tasks_per_step, step, config.seed);
+    fs::path step_dir = config.run_dir / "steps" / step_name(step + 1);
+    if (ranks) {
+      const Share share = rank_share(step_tasks.size(), rank);
+      step_tasks = std::vector<fs::path>(step_tasks.begin() + static_cast<std::ptrdiff_t>(share.begin),
+                                         step_tasks.begin() + static_cast<std::ptrdiff_t>(share.end));
+      step_dir /= "rank-" + std::to_string(rank.rank);
+    }
+    const bool has_tasks = !step_tasks.empty();  // more ranks than the step's tasks: some have none
     const rollout::RolloutConfig rc =
-        rollout_over(config, tasks_of_step(*tasks, config.tasks_per_step, step, config.seed),
-                     config.run_dir / "steps" / step_name(step + 1), config.rollout.n_trajectories, config.rollout.n_turns);
+        rollout_over(config, std::move(step_tasks), step_dir, config.rollout.n_trajectories, config.rollout.n_turns);
     sampler.reseed(config.seed + 7919ull * step);
     const auto t0 = std::chrono::steady_clock::now();
     const int batches_before = sampler.n_batches();
     std::vector<trajectory::TurnRecord> episodes;  // the step's records, a resumed step's earlier ones included
-    auto rolled = rollout::RolloutRunner(rc, sampler.policy(), scorer).run(&episodes);
-    if (!rolled) return make_error("step " + std::to_string(step + 1) + ": rollout: " + rolled.error().message);
+    if (has_tasks) {
+      auto rolled = rollout::RolloutRunner(rc, sampler.policy(), scorer).run(&episodes);
+      if (!rolled) return make_error("step " + std::to_string(step + 1) + ": rollout: " + rolled.error().message);
+    }
     const double rollout_s = common::seconds_since(t0);
     const int step_batches = sampler.n_batches() - batches_before;
     if (external_sampler) {
@@ -341,42 +390,66 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
       return std::tie(a.task, a.trajectory, a.turn) < std::tie(b.task, b.trajectory, b.turn);
     });
     std::vector<TrainingSample> samples;
+    std::vector<SampleKey> keys;  // in the same order
     for (const auto& e : episodes) {
       if (!e.advantage || !e.response.token_ids || e.response.token_ids->empty()) continue;
       samples.push_back({policy->prompt_ids(e.messages), *e.response.token_ids, *e.advantage,
                          e.response.logprobs.value_or(std::vector<double>{})});
+      keys.push_back({e.task, e.trajectory, e.turn});
     }
-    std::fprintf(stderr, "step %d/%d: rollout done in %.1f s; updating on %zu samples\n", step + 1, config.n_steps,
-                 rollout_s, samples.size());
+    std::optional<RankBatch> rank_batch;  // data parallel: this rank's part of the whole batch
+    if (ranks) {
+      auto placement = place_in_step(keys, *ranks);
+      if (!placement) return make_error("step " + std::to_string(step + 1) + ": " + placement.error().message);
+      rank_batch = RankBatch{ranks, std::move(*placement)};
+    }
+    if (writes_run) {
+      std::fprintf(stderr, "step %d/%d: rollout done in %.1f s; updating on %zu samples\n", step + 1, config.n_steps,
+                   rollout_s, rank_batch ? rank_batch->placement.n_samples : samples.size());
+    }
     const auto t1 = std::chrono::steady_clock::now();
     UpdateConfig update = config.update;
     update.temperature = config.policy.sampling.temperature;  // log-probs under the distribution sampled from
     update.n_batch_samples = batch_samples;                   // Dr. GRPO's constant, whatever carries signal
-    auto stats = update_policy(models, optimizer, std::move(samples), update, config.seed + step);
+    auto stats = update_policy(models, optimizer, std::move(samples), update, config.seed + step,
+                               rank_batch ? &*rank_batch : nullptr);
     if (!stats) return make_error("step " + std::to_string(step + 1) + ": " + stats.error().message);
     const double update_s = common::seconds_since(t1);
     // Evaluated before the checkpoint: a run killed here redoes the step (its rollout and the
     // held-out one resume from their files) instead of losing the held-out point.
     json heldout;
-    if (heldout_due(config.heldout, step + 1, config.n_steps)) {
+    if (writes_run && heldout_due(config.heldout, step + 1, config.n_steps)) {
       auto metrics = evaluate_heldout(config, heldout_tasks, sampler, scorer, step + 1);
       if (!metrics) return metrics.error();
       heldout = std::move(*metrics);
     }
-    if (auto s = save_step(config, *policy, optimizer, step + 1, state); !s) {
-      return make_error("step " + std::to_string(step + 1) + ": checkpoint: " + s.error().message);
+    if (writes_run) {
+      if (auto s = save_step(config, *policy, optimizer, step + 1, state); !s) {
+        return make_error("step " + std::to_string(step + 1) + ": checkpoint: " + s.error().message);
+      }
+      state = read_state(config.run_dir);
     }
-    state = read_state(config.run_dir);
-    json metrics = step_metrics(step + 1, episodes, *stats, rollout_s, update_s, step_batches);
+    EpisodeTotals totals = totals_of(episodes);
+    std::vector<double> batches = {static_cast<double>(step_batches)};  // the sampler calls of every rank
+    if (ranks) {
+      if (auto s = reduce_totals(totals, ranks); !s) return make_error("step " + std::to_string(step + 1) + ": " + s.error().message);
+      if (auto s = ranks->sum_values(batches); !s) return make_error("step " + std::to_string(step + 1) + ": " + s.error().message);
+    }
+    json metrics = step_metrics(step + 1, totals, *stats, rollout_s, update_s, static_cast<int>(batches[0]));
     if (heldout.is_object()) metrics.update(heldout);
-    if (auto s = append_log_line(config.run_dir, metrics); !s) return s.error();
+    if (writes_run) {
+      if (auto s = append_log_line(config.run_dir, metrics); !s) return s.error();
+    }
     const double reward = metrics["reward/mean"].get<double>();
     if (summary.steps_run == 0) summary.first_reward = reward;
     summary.last_reward = reward;
     ++summary.steps_run;
-    std::fprintf(stderr, "step %d/%d: reward %.4f, correct %.3f, %lld samples trained, grad norm %.4f, rollout %.1f s, update %.1f s\n",
+    if (writes_run) std::fprintf(stderr, "step %d/%d: reward %.4f, correct %.3f, %lld samples trained, grad norm %.4f, rollout %.1f s, update %.1f s\n",
                  step + 1, config.n_steps, reward, metrics["eval/correct_rate"].get<double>(),
                  static_cast<long long>(stats->n_samples), stats->grad_norm, rollout_s, update_s);
+  }
+  if (ranks) {  // no rank leaves (tearing down the group) while rank 0 still writes the last step
+    if (auto s = ranks->barrier(); !s) return s.error();
   }
   return summary;
 }

@@ -19,6 +19,7 @@
 #include "policy/local_policy.hpp"
 #include "policy/policy.hpp"
 #include "train/heldout.hpp"
+#include "train/rank_group.hpp"
 #include "train/update.hpp"
 
 namespace kernelrl::train {
@@ -66,7 +67,18 @@ struct TrainSummary {
 // stopped) and its log-probs, which are not of those tokens, are dropped: the update recomputes the
 // old policy's own and only compares the sampler's. Not owned; its prompts must fit the model's
 // context (its own token budget is what the rollout keeps them to).
+//
+// `ranks` (data parallel; null: one process does everything, the old path): this process is one rank
+// of ranks->rank_info().world_size, each running run_training with the same config. Each step's
+// tasks (GRPO groups, whole) are shared out by rank_share; a rank rolls out only its own into
+// RUN/steps/step-NNNNN/rank-R/ (its trajectories shard; one process writes RUN/steps/step-NNNNN/),
+// and trains on its own samples with gradients summed over the ranks before every optimiser step,
+// the seeded minibatch split made over the whole batch (update.hpp, RankBatch); the step log's
+// metrics are the whole step's. Only rank 0 writes train.json, train_log.jsonl, the checkpoints,
+// the run state and the held-out evaluations; every rank resumes from the same checkpoint. The
+// result equals one process's when the ranks sample the same answers (a scripted sampler); the
+// model's own sampler draws each rank's batch from its own stream, so the samples then differ.
 common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::Evaluator* evaluator,
-                                            policy::Policy* sampler = nullptr);
+                                            policy::Policy* sampler = nullptr, RankGroup* ranks = nullptr);
 
 }  // namespace kernelrl::train

@@ -13,6 +13,8 @@
 
 #include "common/expected.hpp"
 #include "train/grpo.hpp"
+#include "train/rank_group.hpp"
+#include "train/rank_split.hpp"
 #include "model/transformer.hpp"
 
 namespace kernelrl::train {
@@ -70,11 +72,24 @@ struct UpdateModels {
   bool bf16_autocast = false;             // forward passes under bfloat16 autocast (CUDA)
 };
 
+// A data-parallel rank's part of the step's whole batch: where its samples stand in it
+// (rank_split.hpp) and the group that sums gradients and statistics over the ranks. The seeded
+// minibatch split is made over the whole batch, so each rank trains, in every minibatch, on its part
+// of the minibatch one process would have made; a minibatch no rank has a trainable sample of takes
+// no step on any rank.
+struct RankBatch {
+  RankGroup* group = nullptr;  // not owned; every rank calls update_policy in the same step
+  GlobalPlacement placement;   // placement.position.size() == the rank's samples
+};
+
 // Updates models.policy in place with `optimizer` (built over its parameters), on the policy's
-// device. `seed` orders the samples into minibatches. Errors: a KL coefficient without a
-// reference, torch failures (out of memory, ...), named.
+// device. `seed` orders the samples into minibatches. With `rank_batch` (data parallel), `samples`
+// are the rank's part, the gradients are summed over the ranks before every optimiser step and the
+// returned statistics are the whole batch's, the same on every rank; without it, they are the whole
+// batch. Errors: a KL coefficient without a reference, torch failures (out of memory, ...), a rank
+// gone, named.
 common::Expected<UpdateStats> update_policy(const UpdateModels& models, torch::optim::Optimizer& optimizer,
                                             std::vector<TrainingSample> samples, const UpdateConfig& config,
-                                            std::uint64_t seed);
+                                            std::uint64_t seed, const RankBatch* rank_batch = nullptr);
 
 }  // namespace kernelrl::train

@@ -1,6 +1,7 @@
 // Data-parallel training on the CPU: the shares of a step's samples, and two ranks (two processes
 // of this test binary, re-executed with KERNELRL_DP_RANK set, meeting over loopback through gloo)
-// whose summed gradients and AdamW step equal one process's that did all the samples.
+// whose summed gradients and AdamW step equal one process's that did all the samples, and whose
+// sums, maxima and exchanged texts are those of both.
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
@@ -147,6 +148,17 @@ TEST(DataParallelRank, OneRank) {
   auto t = make_tiny();
   auto r = step(t, rank_share(kSamples, info), reduce);
   torch::save(flatten(r), env("KERNELRL_DP_OUT"));
+  // The trainer's other exchanges (rank_group.hpp): sums and maxima of numbers, texts in rank order.
+  std::vector<double> sums = {1.0 + info.rank, 0.25 * info.rank}, maxima = {-1.0 * info.rank, 2.0 + info.rank};
+  ASSERT_TRUE(reduce.sum_values(sums));
+  ASSERT_TRUE(reduce.max_values(maxima));
+  EXPECT_EQ(sums, (std::vector<double>{3.0, 0.25}));
+  EXPECT_EQ(maxima, (std::vector<double>{0.0, 3.0}));
+  for (int round = 0; round < 2; ++round) {
+    auto texts = reduce.all_gather("rank " + std::to_string(info.rank) + " round " + std::to_string(round));
+    ASSERT_TRUE(texts) << texts.error().message;
+    EXPECT_EQ(*texts, (std::vector<std::string>{"rank 0 round " + std::to_string(round), "rank 1 round " + std::to_string(round)}));
+  }
   auto done = reduce.barrier();  // neither rank tears the group down while the other still sums
   ASSERT_TRUE(done) << done.error().message;
 }
@@ -192,6 +204,15 @@ TEST(DataParallel, WorldSizeOneIsANoOp) {
   // Not connected at all: the same.
   GradientAllReduce fresh;
   EXPECT_TRUE(fresh.sum_gradients(params));
+}
+
+TEST(DataParallel, TheNcclBackendIsNotBuilt) {
+  EXPECT_TRUE(check_backend(Backend::GLOO));
+  auto nccl = check_backend(Backend::NCCL);
+  ASSERT_FALSE(nccl);
+  EXPECT_NE(nccl.error().message.find("NCCL backend"), std::string::npos) << nccl.error().message;
+  GradientAllReduce reduce;
+  EXPECT_FALSE(reduce.connect({0, 2}, "127.0.0.1", 1, std::chrono::milliseconds(100), Backend::NCCL));
 }
 
 TEST(DataParallel, ConnectRejectsABadRank) {

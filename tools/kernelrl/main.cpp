@@ -125,6 +125,7 @@ int main(int argc, char** argv) {
   if (report_cmd->parsed()) return cli::run_report(*report_cmd, report_args);
   if (rollout_cmd->parsed()) return cli::run_rollout(rollout_args, config, a, eval_service);
   if (train_cmd->parsed()) {
+    train_args.self_command.assign(argv, argv + argc);
     return cli::run_train(train_args, [&] {
       return cli::make_evaluator(eval_service, cli::resolved_engine_config(config, a),
                                  [&] { return cli::make_engine(config, a); });

@@ -6,7 +6,13 @@
 #include "engine_options.hpp"
 #include "kernelrl/build_config.hpp"
 #include "rollout/runner.hpp"
+#include "train/launcher.hpp"
 #include "weights/checkpoint.hpp"
+#if KERNELRL_HAVE_DATA_PARALLEL
+#include <torch/cuda.h>
+
+#include "train/data_parallel.hpp"
+#endif
 
 namespace kernelrl::cli {
 
@@ -55,6 +61,17 @@ CLI::App* add_train_command(CLI::App& app, TrainArgs& args) {
       ->capture_default_str();
   cmd->add_option("--seed", c.seed, "task order, sampling and minibatch seed")->capture_default_str();
   cmd->add_flag("--no-activation-checkpointing", args.no_checkpointing, "keep activations instead of recomputing them");
+  auto* ranks = cmd->add_option("--ranks", args.n_ranks,
+                                "data-parallel ranks on this machine's CPU: N processes, each rolling out and training "
+                                "on its share of every step's tasks, gradients summed over gloo (docs/train.md)")
+                    ->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--gpus", args.n_gpus, "data parallel over GPUs: one rank per GPU, rank i on GPU i (needs the NCCL "
+                                         "backend, not built yet)")
+      ->check(CLI::PositiveNumber)->excludes(ranks);
+  cmd->add_option("--rank-timeout-s", args.rank_timeout_s,
+                  "how long a rank waits for the others: the rendezvous and each exchange (a rank that fails stops "
+                  "the run at once; this bounds a rank that hangs)")
+      ->check(CLI::PositiveNumber)->capture_default_str();
   auto& h = c.heldout;
   cmd->add_option("--heldout-split", h.split,
                   "also evaluate the policy on this split of --tasks (test: the held-out ops) before the first "
@@ -68,6 +85,64 @@ CLI::App* add_train_command(CLI::App& app, TrainArgs& args) {
       ->capture_default_str();
   return cmd;
 }
+
+namespace {
+
+// Starts n_ranks ranks (this command again) and waits for them. Checks first what this build and
+// machine lack, so that --gpus on a machine without them fails here, naming why, not in every rank.
+int launch_train_ranks(const TrainArgs& args, int n_ranks) {
+#if !KERNELRL_HAVE_DATA_PARALLEL
+  std::cerr << "kernelrl train: --" << (args.n_gpus > 0 ? "gpus " : "ranks ") << n_ranks
+            << ": data-parallel training is not in this build: it needs c10d's ProcessGroupGloo.hpp and gloo's headers "
+               "(Debian: libtorch-dev and libgloo-dev; pip's torch ships neither), found at configure time "
+               "(src/train/CMakeLists.txt, KERNELRL_DATA_PARALLEL)\n";
+  return 2;
+#else
+  const bool gpus = args.n_gpus > 0;
+  if (gpus) {
+    const auto n_devices = static_cast<int>(torch::cuda::device_count());
+    if (n_devices < n_ranks) {
+      std::cerr << "kernelrl train: --gpus " << n_ranks << ": this machine has " << n_devices
+                << " CUDA device(s); use --ranks N for CPU ranks\n";
+      return 2;
+    }
+    if (auto s = train::check_backend(train::Backend::NCCL); !s) {
+      std::cerr << "kernelrl train: --gpus " << n_ranks << ": " << s.error().message << "\n";
+      return 2;
+    }
+  }
+  train::LaunchConfig launch;
+  launch.command = args.self_command;
+  launch.command.at(0) = std::filesystem::read_symlink("/proc/self/exe").string();  // this very binary
+  launch.n_ranks = n_ranks;
+  launch.pin_gpus = gpus;
+  if (auto s = train::launch_ranks(launch); !s) {
+    std::cerr << "kernelrl train: " << s.error().message << "\n";
+    return 2;
+  }
+  return 0;
+#endif
+}
+
+// Trains in this process: the whole run, or one rank's part of it (joining the other ranks first).
+common::Expected<train::TrainSummary> train_here(const TrainArgs& args, const std::optional<train::RankEnvironment>& rank,
+                                                 rollout::Evaluator* evaluator) {
+  if (!rank || rank->info.world_size == 1) return train::run_training(args.config, evaluator);
+#if !KERNELRL_HAVE_DATA_PARALLEL
+  (void)args;
+  return common::make_error("rank " + std::to_string(rank->info.rank) +
+                            ": data-parallel training is not in this build (no gloo headers at configure time)");
+#else
+  train::GradientAllReduce group;
+  const auto backend = args.n_gpus > 0 ? train::Backend::NCCL : train::Backend::GLOO;
+  if (auto s = group.connect(rank->info, rank->host, rank->port, std::chrono::seconds(args.rank_timeout_s), backend); !s) {
+    return s.error();
+  }
+  return train::run_training(args.config, evaluator, nullptr, &group);
+#endif
+}
+
+}  // namespace
 
 int run_train(TrainArgs& args,
               const std::function<common::Expected<std::unique_ptr<rollout::Evaluator>>()>& make_evaluator) {
@@ -84,6 +159,13 @@ int run_train(TrainArgs& args,
     return 64;
   }
   c.rollout = *checked;
+  auto rank = train::rank_from_environment();
+  if (!rank) {
+    std::cerr << "kernelrl train: " << rank.error().message << "\n";
+    return 64;
+  }
+  const int n_ranks = args.n_gpus > 0 ? args.n_gpus : args.n_ranks;
+  if (!*rank && n_ranks > 1) return launch_train_ranks(args, n_ranks);
   std::unique_ptr<rollout::Evaluator> evaluator;
   if (c.reward == "kernel") {
     auto e = make_evaluator();
@@ -93,11 +175,12 @@ int run_train(TrainArgs& args,
     }
     evaluator = std::move(*e);
   }
-  auto summary = train::run_training(c, evaluator.get());
+  auto summary = train_here(args, *rank, evaluator.get());
   if (!summary) {
     std::cerr << "kernelrl train: " << summary.error().message << "\n";
     return 2;
   }
+  if (*rank && (*rank)->info.rank != 0) return 0;  // rank 0 reports the run
   std::cout << "train " << c.run_dir.string() << ": " << summary->steps_run << " steps run"
             << (summary->steps_done_before ? " after " + std::to_string(summary->steps_done_before) + " done before" : "")
             << ", mean reward " << summary->first_reward << " -> " << summary->last_reward << "\n";
