@@ -4,9 +4,6 @@
 // sums, maxima and exchanged texts are those of both.
 #include <gtest/gtest.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -20,6 +17,7 @@
 
 #include "common/subprocess.hpp"
 #include "train/data_parallel.hpp"
+#include "train/launcher.hpp"
 
 namespace kernelrl::train {
 namespace {
@@ -100,22 +98,6 @@ void expect_close(const std::vector<torch::Tensor>& got, const std::vector<torch
     EXPECT_TRUE(torch::allclose(got[i], want[i], 1e-6, 1e-6))
         << what << " tensor " << i << ": max difference " << (got[i] - want[i]).abs().max().item<double>();
   }
-}
-
-int free_loopback_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = 0;
-  socklen_t len = sizeof(a);
-  int port = -1;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
-    port = ntohs(a.sin_port);
-  }
-  ::close(fd);
-  return port;
 }
 
 const char* env(const char* name) { return std::getenv(name); }
