@@ -1,8 +1,8 @@
 #include "common/gpu_list.hpp"
 
-#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 
 namespace kernelrl::common {
 
@@ -32,12 +32,12 @@ Expected<std::vector<std::string>> resolve_gpus(const std::string& spec) {
   }
   auto ids = split_commas(spec);
   if (ids.empty()) return make_error("--gpus: '" + spec + "' names no GPU; give all or a list such as 0,1");
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    const std::string& id = ids[i];
+  std::set<std::string> seen;
+  for (const auto& id : ids) {
     const bool number = id.find_first_not_of("0123456789") == std::string::npos;
     const bool uuid = id.rfind("GPU-", 0) == 0 || id.rfind("MIG-", 0) == 0;
     if (!number && !uuid) return make_error("--gpus: '" + id + "' is not a GPU index (0, 1, ...) or a GPU-/MIG- UUID");
-    if (std::find(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(i), id) != ids.begin() + static_cast<std::ptrdiff_t>(i)) {
+    if (!seen.insert(id).second) {
       return make_error("--gpus: '" + id + "' is listed twice (two users of one GPU would time each other's kernels)");
     }
   }

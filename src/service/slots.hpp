@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-
 namespace kernelrl::service {
 
 // The ids come from common::resolve_gpus (common/gpu_list.hpp).

@@ -126,6 +126,31 @@ int run_batch(const std::vector<eval::Engine*>& engines, const std::vector<std::
   return kEvaluated;
 }
 
+// One engine per GPU of `gpus` (one on the environment's device when it is empty), into `engines`.
+// Returns kEvaluated, or the exit code of the failure it printed.
+int start_engines(const eval::EngineConfig& config, const EvalArgs& a, const std::vector<std::string>& gpus,
+                  std::vector<std::unique_ptr<eval::Engine>>& engines) {
+  for (std::size_t g = 0; g < std::max<std::size_t>(1, gpus.size()); ++g) {
+    eval::EngineConfig per_gpu = config;
+    if (!gpus.empty()) per_gpu.gpu = gpus[g];
+    if (gpus.size() > 1 && per_gpu.n_compile_threads == 0) {  // the host's cores shared between the engines' pools
+      per_gpu.n_compile_threads = std::max(1u, std::thread::hardware_concurrency() / static_cast<unsigned>(gpus.size()));
+    }
+    auto engine = make_engine(per_gpu, a);
+    if (!engine) {
+      std::cerr << "kernelrl eval: could not start the engine" << (gpus.empty() ? "" : " on GPU " + gpus[g]) << ": "
+                << engine.error().message << "\n";
+      return kCouldNotEvaluate;
+    }
+    if (!gpus.empty() && (*engine)->device() != "cuda") {
+      std::cerr << "kernelrl eval: --gpus " << a.gpus << ": GPU " << gpus[g] << " is not usable here (the engine found no GPU)\n";
+      return kUsageError;
+    }
+    engines.push_back(std::move(*engine));
+  }
+  return kEvaluated;
+}
+
 }  // namespace
 
 CLI::App* add_eval_command(CLI::App& app, EvalArgs& args) {
@@ -175,24 +200,7 @@ int run_eval(const EvalArgs& a, const eval::EngineConfig& config) {
     }
   }
   std::vector<std::unique_ptr<eval::Engine>> engines;
-  for (std::size_t g = 0; g < std::max<std::size_t>(1, gpus.size()); ++g) {
-    eval::EngineConfig per_gpu = config;
-    if (!gpus.empty()) per_gpu.gpu = gpus[g];
-    if (gpus.size() > 1 && per_gpu.n_compile_threads == 0) {  // the host's cores shared between the engines' pools
-      per_gpu.n_compile_threads = std::max(1u, std::thread::hardware_concurrency() / static_cast<unsigned>(gpus.size()));
-    }
-    auto engine = make_engine(per_gpu, a);
-    if (!engine) {
-      std::cerr << "kernelrl eval: could not start the engine" << (gpus.empty() ? "" : " on GPU " + gpus[g]) << ": "
-                << engine.error().message << "\n";
-      return kCouldNotEvaluate;
-    }
-    if (!gpus.empty() && (*engine)->device() != "cuda") {
-      std::cerr << "kernelrl eval: --gpus " << a.gpus << ": GPU " << gpus[g] << " is not usable here (the engine found no GPU)\n";
-      return kUsageError;
-    }
-    engines.push_back(std::move(*engine));
-  }
+  if (const int code = start_engines(config, a, gpus, engines); code != kEvaluated) return code;
   if (single) return run_single(*engines.front(), a);
   std::vector<eval::Engine*> raw;
   for (auto& e : engines) raw.push_back(e.get());
