@@ -31,6 +31,10 @@
 #   scripts/gpu-check.sh split      only bench/process_split_bench.cpp: what a GPU candidate in a process of
 #                                   its own would cost (second context, CUDA IPC, doorbell round trip
 #                                   against in-process timing, a device reset in the runner)
+#   scripts/gpu-check.sh process    native candidates in a process of their own (--native-candidate-process)
+#                                   against the child: the starter tasks' native fixtures as one batch each
+#                                   way (bench/candidate_process_compare.py: runtimes, speedups, statuses,
+#                                   candidates/min), then the GPU tests of that mode (NativeCandidateProcess*)
 #   scripts/gpu-check.sh gpus       the native batch on one GPU and on all of them (`eval --batch --gpus`),
 #                                   cold caches each: candidates/min and their ratio (a multi-GPU machine)
 #   scripts/gpu-check.sh service    the same native batch (SERVICE_N=50 distinct candidates, cold
@@ -65,9 +69,10 @@ t0=$(date +%s)
 gpu_test_targets="eval_device_screen_gpu_test eval_device_screen_test eval_engine_gpu_test model_gpu_test rollout_gpu_test"
 # Modes that build only their own targets.
 mode_targets=$([ "$mode" = split ] && echo kernelrl_process_split_bench)
+[ "$mode" = process ] && mode_targets="kernelrl kernelrl_host_cc kernelrl_confine eval_engine_gpu_test"
 [ "$mode" = confine ] && mode_targets="kernelrl kernelrl_host_cc kernelrl_confine"
 scripts/gpu-build.sh -k 0 -j16 $mode_targets $([ "$mode" = final ] && echo kernelrl kernelrl_host_cc kernelrl_confine $gpu_test_targets) \
-    $([ "$mode" != main ] && [ "$mode" != final ] && [ "$mode" != split ] && [ "$mode" != confine ] && [ -z "${WITH_GPU_TESTS:-}" ] && echo kernelrl kernelrl_host_cc kernelrl_confine $([ "$mode" != kb ] && [ "$mode" != service ] && [ "$mode" != soak ] && [ "$mode" != gpus ] && echo kernelrl_bench eval_device_screen_gpu_test)) >"$logs/build.log" 2>&1
+    $([ "$mode" != main ] && [ "$mode" != final ] && [ "$mode" != split ] && [ "$mode" != confine ] && [ "$mode" != process ] && [ -z "${WITH_GPU_TESTS:-}" ] && echo kernelrl kernelrl_host_cc kernelrl_confine $([ "$mode" != kb ] && [ "$mode" != service ] && [ "$mode" != soak ] && [ "$mode" != gpus ] && echo kernelrl_bench eval_device_screen_gpu_test)) >"$logs/build.log" 2>&1
 rc=$?
 note "build: rc $rc in $(( $(date +%s) - t0 )) s"
 [ $rc -eq 0 ] || { tail -40 "$logs/build.log"; exit 1; }
@@ -223,6 +228,22 @@ elif [ "$mode" = confine ]; then
   build-gpu/tests/compile/compile_test --gtest_filter='compile_read*:read_roots*' >"$logs/confine.log" 2>&1
   note "compile read confinement tests: rc $?; $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$logs/confine.log" | tr '\n' ' ')"
   grep -E '^\[  FAILED  \]|SKIPPED' "$logs/confine.log" | head -10 | tee -a "$summary"
+elif [ "$mode" = process ]; then
+  $python -c 'import json; m = json.load(open("tasks/fixtures/starter/manifest.json")); json.dump([e for e in m if e.get("device") == "cuda"], open("/tmp/starter-native.json", "w"))'
+  t1=$(date +%s)
+  $bin eval --batch /tmp/starter-native.json --out "$out/process-in-child.jsonl" >"$logs/process-in-child.log" 2>&1
+  rc1=$?; w1=$(( $(date +%s) - t1 )); t1=$(date +%s)
+  $bin eval --batch /tmp/starter-native.json --native-candidate-process --out "$out/process-apart.jsonl" >"$logs/process-apart.log" 2>&1
+  rc2=$?; w2=$(( $(date +%s) - t1 ))
+  note "starter native fixtures: in the child rc $rc1 in $w1 s, in a process of their own rc $rc2 in $w2 s"
+  $python bench/candidate_process_compare.py "$out/process-in-child.jsonl" "$out/process-apart.jsonl" --wall-s "$w1" "$w2" \
+    >"$logs/process-compare.log" 2>&1
+  note "compare: rc $?"; tail -4 "$logs/process-compare.log" | tee -a "$summary"
+  cp "$logs/process-compare.log" "$out/process-compare.txt"
+  build-gpu/tests/eval/eval_engine_gpu_test --gtest_filter='NativeCandidateProcess*' >"$logs/process-tests.log" 2>&1
+  note "NativeCandidateProcessGpuTest: rc $?; $(grep -E '^\[  (PASSED|FAILED) ' "$logs/process-tests.log" | tr '\n' ' ')"
+  grep -E '^candidate process|^\[  FAILED|Failure' "$logs/process-tests.log" | head -20 | tee -a "$summary"
+  note "left over: processes '$(pgrep -af 'kernelrl' | grep -v pgrep | tr '\n' ';')', GPU memory used $(nvidia-smi --query-gpu=memory.used --format=csv,noheader)"
 elif [ "$mode" = split ]; then
   # The vector_add example built as a plain shared object: the candidate the bench also calls.
   nvcc -shared -cudart shared -Xcompiler -fPIC -O3 -arch=sm_90 -I include examples/vector_add/native.cu -o /tmp/split-vadd.so \

@@ -50,6 +50,13 @@ class Candidate {
   // does not show (the params). An Error when that cannot be done. In process: nothing to do.
   virtual common::Fallible stage(CallArgs&) { return common::Ok{}; }
   virtual common::Fallible collect(CallArgs&) { return common::Ok{}; }
+  // The last step before a timed call, after the timer's own cache flush (a candidate in a process
+  // of its own evicts its caches there, and a GPU one moves the GPU to its context).
+  virtual common::Fallible arm() { return common::Ok{}; }
+  // True when the candidate's GPU work runs in a CUDA context other than the evaluator's: events of
+  // the evaluator's context around it would time the GPU's switch between contexts, so its calls
+  // (and the reference beside them) are timed on the host clock.
+  virtual bool in_another_cuda_context() const { return false; }
   // Why the candidate broke a rule of the evaluation outside its calls (a thread of its own still
   // running when no call is, ...), or nullopt: asked before every call and before every call is judged.
   virtual std::optional<std::string> refusal_between_calls() { return std::nullopt; }

@@ -4,10 +4,8 @@
 // module's top-level code; its extensions were built by the prebuild, load_inline only loads them).
 #include <pybind11/pybind11.h>
 
-#include <cstdlib>
-#include <filesystem>
-
 #include "eval/child_phases.hpp"
+#include "eval/device_runner.hpp"
 #include "eval/host_runner.hpp"
 #include "sandbox/confinement.hpp"
 #include "sandbox/syscall_filter.hpp"
@@ -25,12 +23,7 @@ constexpr std::uint64_t kHostMemoryHeadroomBytes = 8ull << 30;
 // CUDA's own JIT cache when it exists.
 nlohmann::json confine_process(bool cuda) {
   nlohmann::json isolation;
-  std::vector<std::string> writable{std::filesystem::current_path().string(), "/dev"};
-  if (const char* home = std::getenv("HOME")) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(std::string(home) + "/.nv", ec)) writable.push_back(std::string(home) + "/.nv");
-  }
-  auto confined = sandbox::confine_writes(writable);
+  auto confined = sandbox::confine_writes(sandbox::candidate_writable_roots());
   isolation["write_confinement"] = static_cast<bool>(confined);
   if (!confined) isolation["write_confinement_error"] = confined.error().message;
   auto installed = sandbox::install_syscall_filter();
@@ -52,9 +45,15 @@ void restrict_system_calls(const ChildSetup& s, Observations& obs) {
 }
 
 // Host candidates run in a process of their own (eval/host_runner.hpp), forked before this one
-// restricts itself; native and kernelbench candidates (CUDA, Python) run here.
+// restricts itself; native ones on a GPU too when the options ask (eval/device_runner.hpp); the
+// others (kernelbench: Python) run here.
 bool in_separate_process(const ChildSetup& s) {
   return s.req.format == common::Format::HOST && s.req.options.defenses && s.req.options.separate_process;
+}
+
+bool in_device_runner(const ChildSetup& s) {
+  return s.req.format == common::Format::NATIVE && s.cuda && s.req.options.defenses &&
+         s.req.options.native_candidate_process;
 }
 
 LoadOutcome load(const ChildSetup& s, Observations& obs) {
@@ -62,15 +61,23 @@ LoadOutcome load(const ChildSetup& s, Observations& obs) {
     restrict_system_calls(s, obs);
     return load_kernelbench(s.req.artifact, s.req.candidate, s.init_inputs, s.device, s.init_seed);
   }
-  if (!in_separate_process(s)) {
+  // Room for one call's tensors twice over: get_inputs() may draw sizes that vary a little.
+  const std::size_t tensor_bytes = 2 * s.call_tensor_bytes + (1u << 20);
+  RunnerStart runner;
+  if (in_device_runner(s)) {
+    DeviceRunnerOptions options;
+    options.tensor_bytes = tensor_bytes;
+    options.flush_caches = s.req.options.flush_l2;
+    runner = start_device_runner(s.req.artifact, s.params, options);
+  } else if (in_separate_process(s)) {
+    HostRunnerOptions options;
+    options.tensor_bytes = tensor_bytes;
+    options.flush_caches = s.req.options.flush_l2;
+    runner = start_host_runner(s.req.artifact, s.params, options, [] { return confine_process(false); });
+  } else {
     restrict_system_calls(s, obs);
     return load_shared_object(s.req.artifact, s.params);
   }
-  // Room for one call's tensors twice over: get_inputs() may draw sizes that vary a little.
-  HostRunnerOptions options;
-  options.tensor_bytes = 2 * s.call_tensor_bytes + (1u << 20);
-  options.flush_caches = s.req.options.flush_l2;
-  HostRunnerStart runner = start_host_runner(s.req.artifact, s.params, options, [] { return confine_process(false); });
   restrict_system_calls(s, obs);
   obs.isolation["candidate_process"] = runner.isolation;
   obs.isolation["candidate_process"]["separate"] = true;

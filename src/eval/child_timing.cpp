@@ -102,7 +102,12 @@ std::optional<Verdict> closing_audits(const ChildSetup& s, const LoadedCandidate
 std::variant<Timings, Verdict> time_candidate(const ChildSetup& s, LoadedCandidate& loaded, std::vector<InputSet>& sets,
                                               Observations& obs) {
   Candidate& cand = *loaded.candidate;
-  auto timer = CallTimer::create(s.cuda, s.stream, s.l2_bytes);
+  // A candidate in another CUDA context is timed on the host clock, and the reference beside it the
+  // same way (never a cached reference time, which was measured with events).
+  const bool host_clock = s.cuda && cand.in_another_cuda_context();
+  const std::optional<TimingSummary> cached_ref = host_clock ? std::nullopt : s.req.cached_ref;
+  if (host_clock) obs.isolation["timed_on_host_clock"] = true;
+  auto timer = CallTimer::create(s.cuda, s.stream, s.l2_bytes, host_clock);
   if (!timer) throw TaskError{"cannot set up the timer: " + timer.error().message};
   const bool defended = s.req.options.defenses;
   const std::vector<bool> audited = defended ? draw_audits(s.req.options.max_reps) : std::vector<bool>{};
@@ -159,12 +164,13 @@ std::variant<Timings, Verdict> time_candidate(const ChildSetup& s, LoadedCandida
     }
     return common::Ok{};
   };
+  const CallTimer::Call arm = [&](int) { return cand.arm(); };
   std::optional<std::vector<double>> ref_times;
   common::Expected<std::vector<double>> times = std::vector<double>{};
-  if (s.req.cached_ref) {
-    times = (*timer)->run(candidate_call, s.req.options, prepare, after);
+  if (cached_ref) {
+    times = (*timer)->run(candidate_call, s.req.options, prepare, after, arm);
   } else {
-    auto paired = (*timer)->run_paired(candidate_call, reference_call, s.req.options, prepare, after);
+    auto paired = (*timer)->run_paired(candidate_call, reference_call, s.req.options, prepare, after, arm);
     if (!reference_error.empty()) throw TaskError{"timing the reference failed: " + reference_error};
     if (paired) {
       times = std::move(paired->a_ms);
@@ -198,7 +204,7 @@ std::variant<Timings, Verdict> time_candidate(const ChildSetup& s, LoadedCandida
   if (closing) return *closing;
   Timings timings;
   timings.runtime = summarize_ms(*times);
-  timings.ref_runtime = s.req.cached_ref ? *s.req.cached_ref : summarize_ms(*ref_times);
+  timings.ref_runtime = cached_ref ? *cached_ref : summarize_ms(*ref_times);
   return timings;
 }
 

@@ -2,6 +2,8 @@
 
 #include <cuda_runtime.h>
 
+#include <cstring>
+
 namespace kernelrl::eval::gpu {
 
 namespace {
@@ -94,6 +96,24 @@ common::Expected<DeviceMemory> device_memory() {
   std::size_t free_bytes = 0, total_bytes = 0;
   KERNELRL_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   return DeviceMemory{free_bytes, total_bytes};
+}
+
+common::Fallible SharedArena::init(std::size_t bytes) {
+  KERNELRL_CUDA_CHECK(cudaGetDevice(&device_));
+  KERNELRL_CUDA_CHECK(cudaMalloc(&data_, bytes));
+  return common::Ok{};
+}
+
+SharedArena::~SharedArena() {
+  if (data_) cudaFree(data_);
+}
+
+common::Fallible SharedArena::export_handle(unsigned char* out, std::size_t out_bytes) const {
+  cudaIpcMemHandle_t handle;
+  if (out_bytes != sizeof handle) return common::make_error("an IPC handle takes " + std::to_string(sizeof handle) + " bytes");
+  KERNELRL_CUDA_CHECK(cudaIpcGetMemHandle(&handle, data_));
+  std::memcpy(out, &handle, sizeof handle);
+  return common::Ok{};
 }
 
 common::Fallible synchronize_and_check() {

@@ -4,6 +4,7 @@
 // that is allowed to touch CUDA may call these.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -64,6 +65,22 @@ struct DeviceMemory {
 };
 // cudaMemGetInfo on the current device: free memory is device-wide (every process's allocations).
 common::Expected<DeviceMemory> device_memory();
+
+// Device memory another process maps through CUDA IPC (a native candidate's own process:
+// eval/device_runner.hpp): one cudaMalloc allocation, freed on destruction.
+class SharedArena {
+ public:
+  common::Fallible init(std::size_t bytes);
+  ~SharedArena();
+  void* data() const { return data_; }
+  int device() const { return device_; }
+  // The cudaIpcMemHandle_t of the allocation (64 bytes).
+  common::Fallible export_handle(unsigned char* out, std::size_t out_bytes) const;
+
+ private:
+  void* data_ = nullptr;
+  int device_ = 0;
+};
 
 // cudaDeviceSynchronize plus cudaGetLastError: the error a candidate's launch left, as text
 // ("an illegal memory access was encountered (cudaErrorIllegalAddress)"), or OK.

@@ -2,7 +2,8 @@
 // either restricts itself. The child keeps the checker, the reference, the seeds and the report
 // channel; the runner holds only the candidate's library, no descriptor but stdout and stderr,
 // and pages it shares with the child: the tensors of one call and a header saying where they are.
-// A call is a doorbell ring each way (sandbox/shared_pages.hpp). So a candidate cannot read the
+// A call is a doorbell ring each way (runner/protocol.hpp; the child's side in
+// eval/runner_candidate.hpp, shared with native candidates' runner, eval/device_runner.hpp). So a candidate cannot read the
 // reference's outputs, patch the checker or the timer, or write the report: none of them is in its
 // process. When the runner dies the child ends the same way (same signal or exit code), so the
 // engine classifies a crash, a filter kill (SIGSYS) or an oversized file (SIGXFSZ) as before; a
@@ -25,7 +26,7 @@ namespace kernelrl::eval {
 // code runs (write confinement, system-call filter, memory limit) and says which layers are active.
 using ConfineProcess = std::function<nlohmann::json()>;
 
-struct HostRunnerStart {
+struct RunnerStart {
   LoadOutcome loaded;            // a Candidate that calls into the runner, or why there is none
   nlohmann::json isolation;      // the runner's own layers, as `confine` reported them
 };
@@ -43,7 +44,7 @@ struct HostRunnerOptions {
 // kernelrl_forward. `params` (the reference's state_dict, CPU tensors) are copied to the shared
 // pages once; the runner sees them there. Call before the child installs its own system-call
 // filter (it forks).
-HostRunnerStart start_host_runner(const std::string& artifact, const std::vector<pybind11::object>& params,
+RunnerStart start_host_runner(const std::string& artifact, const std::vector<pybind11::object>& params,
                                   const HostRunnerOptions& options, const ConfineProcess& confine);
 
 }  // namespace kernelrl::eval

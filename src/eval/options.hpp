@@ -42,11 +42,17 @@ struct EvalOptions {
   // reference and the report stay in the evaluating child. false (or defenses false) runs them in
   // the child itself; for measuring what the separation costs.
   bool separate_process = true;
+  // Native candidates on a GPU run in a process of their own too (eval/device_runner.hpp: their own
+  // CUDA context, the call's tensors in a device arena mapped through CUDA IPC, calls timed on the
+  // host clock from the child), with every defense on. Off by default until its timing has been
+  // shown equal to in-process timing on the GPU (docs/security.md).
+  bool native_candidate_process = false;
 };
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EvalOptions, device, n_trials, atol, rtol, time_kernels, n_warmup,
                                                 min_reps, max_reps, timing_budget_ms, flush_l2, allow_tf32, torch_op_audit,
                                                 max_held_device_mb, timeout_setup_s, timeout_load_s, timeout_correctness_s,
-                                                timeout_timing_s, timeout_eager_multiple, defenses, separate_process)
+                                                timeout_timing_s, timeout_eager_multiple, defenses, separate_process,
+                                                native_candidate_process)
 
 }  // namespace kernelrl::eval

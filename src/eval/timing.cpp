@@ -32,6 +32,36 @@ class GpuTimer : public CallTimer {
   gpu::EventTimer timer_;
 };
 
+// For work in another process's CUDA context: events of this context around it would time the
+// GPU's switch between the two contexts (~0.3 ms on an H200 without MPS: docs/security.md). The
+// flush is waited for before the clock starts; the end waits for this context's work (the
+// reference's launches) and the call itself has already waited for the other context's.
+class GpuHostClockTimer : public CallTimer {
+ public:
+  explicit GpuHostClockTimer(void* stream) : stream_(stream) {}
+  common::Fallible init(std::int64_t l2_bytes) { return flusher_.init(l2_bytes); }
+
+ protected:
+  common::Fallible flush() override {
+    if (auto s = flusher_.flush(stream_); !s) return s;
+    return gpu::synchronize_and_check();
+  }
+  common::Fallible start() override {
+    t0_ = std::chrono::steady_clock::now();
+    return common::Ok{};
+  }
+  common::Expected<double> stop_ms() override {
+    if (auto s = gpu::synchronize_and_check(); !s) return s.error();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0_).count();
+  }
+  common::Fallible settle() override { return gpu::synchronize_and_check(); }
+
+ private:
+  void* stream_;
+  gpu::L2Flusher flusher_;
+  std::chrono::steady_clock::time_point t0_;
+};
+
 class CpuTimer : public CallTimer {
  public:
   CpuTimer() {
@@ -65,8 +95,14 @@ class CpuTimer : public CallTimer {
 
 }  // namespace
 
-common::Expected<std::unique_ptr<CallTimer>> CallTimer::create(bool cuda, void* stream, std::int64_t l2_bytes) {
+common::Expected<std::unique_ptr<CallTimer>> CallTimer::create(bool cuda, void* stream, std::int64_t l2_bytes,
+                                                               bool host_clock) {
   if (!cuda) return std::unique_ptr<CallTimer>(std::make_unique<CpuTimer>());
+  if (host_clock) {
+    auto t = std::make_unique<GpuHostClockTimer>(stream);
+    if (auto s = t->init(l2_bytes); !s) return s.error();
+    return std::unique_ptr<CallTimer>(std::move(t));
+  }
   auto t = std::make_unique<GpuTimer>(stream);
   if (auto s = t->init(l2_bytes); !s) return s.error();
   return std::unique_ptr<CallTimer>(std::move(t));
@@ -81,9 +117,12 @@ common::Fallible CallTimer::warm_up(const Call& call, const EvalOptions& options
   return common::Ok{};
 }
 
-common::Expected<double> CallTimer::timed(const Call& call, int rep, const EvalOptions& options) {
+common::Expected<double> CallTimer::timed(const Call& call, int rep, const EvalOptions& options, const Call& arm) {
   if (options.flush_l2) {
     if (auto s = flush(); !s) return s.error();
+  }
+  if (arm) {
+    if (auto armed = arm(rep); !armed) return armed.error();
   }
   if (auto s = start(); !s) return s.error();
   if (auto called = call(rep); !called) return called.error();
@@ -91,14 +130,15 @@ common::Expected<double> CallTimer::timed(const Call& call, int rep, const EvalO
 }
 
 common::Expected<std::vector<double>> CallTimer::run(const Call& call, const EvalOptions& options,
-                                                     const std::function<void(int)>& prepare, const Call& after) {
+                                                     const std::function<void(int)>& prepare, const Call& after,
+                                                     const Call& arm) {
   if (auto s = warm_up(call, options, prepare); !s) return s.error();
   std::vector<double> times_ms;
   double total_ms = 0;
   for (int rep = 0; rep < options.max_reps; ++rep) {
     if (rep >= options.min_reps && total_ms >= options.timing_budget_ms) break;
     if (prepare) prepare(rep);
-    auto ms = timed(call, rep, options);
+    auto ms = timed(call, rep, options, arm);
     if (!ms) return ms.error();
     times_ms.push_back(*ms);
     total_ms += *ms;
@@ -111,7 +151,8 @@ common::Expected<std::vector<double>> CallTimer::run(const Call& call, const Eva
 
 common::Expected<CallTimer::Paired> CallTimer::run_paired(const Call& call_a, const Call& call_b,
                                                           const EvalOptions& options,
-                                                          const std::function<void(int)>& prepare, const Call& after) {
+                                                          const std::function<void(int)>& prepare, const Call& after,
+                                                          const Call& arm) {
   if (auto s = warm_up(call_a, options, prepare); !s) return s.error();
   if (auto s = warm_up(call_b, options, {}); !s) return s.error();
   Paired times;
@@ -119,12 +160,12 @@ common::Expected<CallTimer::Paired> CallTimer::run_paired(const Call& call_a, co
   for (int rep = 0; rep < options.max_reps; ++rep) {
     if (rep >= options.min_reps && total_ms >= 2 * options.timing_budget_ms) break;
     if (prepare) prepare(rep);
-    auto a = timed(call_a, rep, options);
+    auto a = timed(call_a, rep, options, arm);
     if (!a) return a.error();
     if (after) {
       if (auto audited = after(rep); !audited) return audited.error();
     }
-    auto b = timed(call_b, rep, options);
+    auto b = timed(call_b, rep, options, {});
     if (!b) return b.error();
     times.a_ms.push_back(*a);
     times.b_ms.push_back(*b);

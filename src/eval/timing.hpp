@@ -16,8 +16,11 @@ namespace kernelrl::eval {
 class CallTimer {
  public:
   // cuda: time with events on `stream` and flush L2 (`l2_bytes`); else host clock and a flush of
-  // the CPU's last-level cache.
-  static common::Expected<std::unique_ptr<CallTimer>> create(bool cuda, void* stream, std::int64_t l2_bytes);
+  // the CPU's last-level cache. cuda and host_clock: flush L2, then time on the host clock from
+  // the call's start to the end of a device synchronisation (for a candidate whose GPU work runs
+  // in another process's context, and the reference beside it, timed alike).
+  static common::Expected<std::unique_ptr<CallTimer>> create(bool cuda, void* stream, std::int64_t l2_bytes,
+                                                             bool host_clock = false);
   virtual ~CallTimer() = default;
 
   // One call of the timed code; an Error stops timing with its message.
@@ -27,19 +30,22 @@ class CallTimer {
   // timing_budget_ms; the first error stops timing. `prepare(rep)`, if given, runs before every
   // call (warm-up ones too) outside the timed region (fresh inputs and poisoned outputs there);
   // `after(rep)`, if given, after every timed call, outside it (an audit of that call); an Error
-  // from it stops timing with that error. Returns the per-call times in milliseconds.
+  // from it stops timing with that error. `arm(rep)`, if given, runs right before the clock starts
+  // (after the flush) of every timed call. Returns the per-call times in milliseconds.
   common::Expected<std::vector<double>> run(const Call& call, const EvalOptions& options,
-                                            const std::function<void(int rep)>& prepare = {}, const Call& after = {});
+                                            const std::function<void(int rep)>& prepare = {}, const Call& after = {},
+                                            const Call& arm = {});
 
   // Two calls timed alternately (a, b, a, b, ...): warm-up of each, then pairs until max_reps, or
   // min_reps and the two totals together reach twice timing_budget_ms. A drift of the machine
   // (clocks, other processes) then reaches both alike, where two runs one after the other would
-  // see different moments. `prepare` and `after` as in run(), for `a` only.
+  // see different moments. `prepare`, `after` and `arm` as in run(), for `a` only.
   struct Paired {
     std::vector<double> a_ms, b_ms;
   };
   common::Expected<Paired> run_paired(const Call& call_a, const Call& call_b, const EvalOptions& options,
-                                      const std::function<void(int rep)>& prepare = {}, const Call& after = {});
+                                      const std::function<void(int rep)>& prepare = {}, const Call& after = {},
+                                      const Call& arm = {});
 
   // One call like a timed one (the cache flushed first when options.flush_l2) but not measured,
   // then waited for. Returns the call's error, the device's, or Ok.
@@ -53,7 +59,7 @@ class CallTimer {
 
  private:
   common::Fallible warm_up(const Call& call, const EvalOptions& options, const std::function<void(int rep)>& prepare);
-  common::Expected<double> timed(const Call& call, int rep, const EvalOptions& options);
+  common::Expected<double> timed(const Call& call, int rep, const EvalOptions& options, const Call& arm);
 };
 
 // Summary of per-call milliseconds, in microseconds.

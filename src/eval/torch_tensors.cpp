@@ -169,6 +169,26 @@ py::object tensor_over(void* data, const py::object& like) {
   return torch().attr("frombuffer")(mv, **bytes).attr("view")(like.attr("dtype")).attr("view")(like.attr("shape"));
 }
 
+py::object device_tensor_over(void* data, const py::object& like, int device) {
+  py::dict kw;
+  kw["dtype"] = like.attr("dtype");
+  kw["device"] = "cuda:" + std::to_string(device);
+  const std::int64_t n_bytes = like.attr("numel")().cast<std::int64_t>() * like.attr("element_size")().cast<std::int64_t>();
+  if (n_bytes == 0) return torch().attr("empty")(like.attr("shape"), **kw);
+  py::dict cai;
+  cai["shape"] = py::make_tuple(n_bytes);
+  cai["typestr"] = "|u1";
+  cai["data"] = py::make_tuple(reinterpret_cast<std::uintptr_t>(data), false);
+  cai["strides"] = py::none();
+  cai["version"] = 3;
+  py::dict attrs;
+  attrs["__cuda_array_interface__"] = cai;
+  py::object holder = py::module_::import("types").attr("SimpleNamespace")(**attrs);
+  py::dict on;
+  on["device"] = kw["device"];
+  return torch().attr("as_tensor")(holder, **on).attr("view")(like.attr("dtype")).attr("view")(like.attr("shape"));
+}
+
 void copy_exact(const py::object& dst, const py::object& src) {
   if (dtype_name(dst) == "bool") {
     py::object u8 = torch().attr("uint8");

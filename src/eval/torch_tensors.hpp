@@ -69,6 +69,8 @@ HostTensor host_view(const pybind11::object& t);
 // A CPU tensor over `data` (contiguous, row-major) with the shape and dtype of `like`; it does not
 // own the memory, which must outlive it and hold numel x element size bytes.
 pybind11::object tensor_over(void* data, const pybind11::object& like);
+// The same over device memory of CUDA device `device` (through __cuda_array_interface__; no copy).
+pybind11::object device_tensor_over(void* data, const pybind11::object& like, int device);
 
 // dst.copy_(src) for tensors of one dtype and shape, bool ones as bytes (a poisoned 0xAB stays 0xAB).
 void copy_exact(const pybind11::object& dst, const pybind11::object& src);

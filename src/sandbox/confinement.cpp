@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 // Older kernel headers lack the ABI 3 right; its value is fixed by the kernel ABI.
@@ -114,6 +115,15 @@ common::Expected<std::uint64_t> limit_address_space_growth(std::uint64_t headroo
   rlimit r{limit, limit};
   if (::setrlimit(RLIMIT_AS, &r) != 0) return errno_error("setrlimit(RLIMIT_AS)");
   return limit;
+}
+
+std::vector<std::string> candidate_writable_roots() {
+  std::vector<std::string> writable{std::filesystem::current_path().string(), "/dev"};
+  if (const char* home = std::getenv("HOME")) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(std::string(home) + "/.nv", ec)) writable.push_back(std::string(home) + "/.nv");
+  }
+  return writable;
 }
 
 }  // namespace kernelrl::sandbox

@@ -28,6 +28,11 @@ common::Fallible confine_writes(const std::vector<std::string>& writable_roots);
 // nothing) when the kernel has no Landlock or a root cannot be opened for another reason.
 common::Fallible confine_reads(const std::vector<std::string>& readable_roots);
 
+// Where an evaluating child, or a candidate's process started from it, may write once confined:
+// its scratch folder (the current directory), /dev (GPU device files) and CUDA's JIT cache
+// (~/.nv) when it exists.
+std::vector<std::string> candidate_writable_roots();
+
 // Caps the address space (RLIMIT_AS) at its current size plus `headroom_bytes`; returns the limit.
 // Allocations past it fail (malloc returns NULL, operator new throws) instead of exhausting memory.
 common::Expected<std::uint64_t> limit_address_space_growth(std::uint64_t headroom_bytes);

@@ -21,25 +21,55 @@ common::Expected<SharedPages> SharedPages::create(std::size_t n_bytes) {
   return SharedPages(static_cast<std::byte*>(p), n_bytes);
 }
 
-SharedPages::SharedPages(SharedPages&& o) noexcept : data_(o.data_), n_bytes_(o.n_bytes_) {
+common::Expected<SharedPages> SharedPages::create_in_memory_file(std::size_t n_bytes) {
+  const int fd = ::memfd_create("kernelrl-call", MFD_CLOEXEC);
+  if (fd < 0) return common::make_error(std::string("cannot create a memory file: ") + std::strerror(errno));
+  if (::ftruncate(fd, static_cast<off_t>(n_bytes)) != 0) {
+    const int e = errno;
+    ::close(fd);
+    return common::make_error("cannot size a memory file to " + std::to_string(n_bytes) + " bytes: " + std::strerror(e));
+  }
+  return map_memory_file(fd, n_bytes);
+}
+
+common::Expected<SharedPages> SharedPages::map_memory_file(int fd, std::size_t n_bytes) {
+  void* p = ::mmap(nullptr, n_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) {
+    const int e = errno;
+    ::close(fd);
+    return common::make_error("cannot map " + std::to_string(n_bytes) + " bytes of memory file descriptor " +
+                              std::to_string(fd) + ": " + std::strerror(e));
+  }
+  return SharedPages(static_cast<std::byte*>(p), n_bytes, fd);
+}
+
+SharedPages::SharedPages(SharedPages&& o) noexcept : data_(o.data_), n_bytes_(o.n_bytes_), fd_(o.fd_) {
   o.data_ = nullptr;
   o.n_bytes_ = 0;
+  o.fd_ = -1;
 }
 
 SharedPages& SharedPages::operator=(SharedPages&& o) noexcept {
   if (this != &o) {
-    if (data_) ::munmap(data_, n_bytes_);
+    release();
     data_ = o.data_;
     n_bytes_ = o.n_bytes_;
+    fd_ = o.fd_;
     o.data_ = nullptr;
     o.n_bytes_ = 0;
+    o.fd_ = -1;
   }
   return *this;
 }
 
-SharedPages::~SharedPages() {
+void SharedPages::release() {
   if (data_) ::munmap(data_, n_bytes_);
+  if (fd_ >= 0) ::close(fd_);
+  data_ = nullptr;
+  fd_ = -1;
 }
+
+SharedPages::~SharedPages() { release(); }
 
 namespace {
 

@@ -14,10 +14,15 @@
 namespace kernelrl::sandbox {
 
 // An anonymous MAP_SHARED mapping: a process forked after it sees the same pages at the same
-// address. Unmapped on destruction; move-only.
+// address. Or pages in a memory file (memfd): a program started with exec maps them through the
+// descriptor it inherits. Unmapped (and the descriptor closed) on destruction; move-only.
 class SharedPages {
  public:
   static common::Expected<SharedPages> create(std::size_t n_bytes);
+  // Pages backed by a memory file whose descriptor (fd(), close-on-exec) can be handed to a program.
+  static common::Expected<SharedPages> create_in_memory_file(std::size_t n_bytes);
+  // Maps `n_bytes` of the memory file `fd` (from create_in_memory_file, inherited); takes the descriptor.
+  static common::Expected<SharedPages> map_memory_file(int fd, std::size_t n_bytes);
   SharedPages(SharedPages&& o) noexcept;
   SharedPages& operator=(SharedPages&& o) noexcept;
   SharedPages(const SharedPages&) = delete;
@@ -26,11 +31,14 @@ class SharedPages {
 
   std::byte* data() const { return data_; }
   std::size_t size() const { return n_bytes_; }
+  int fd() const { return fd_; }  // -1 for anonymous pages
 
  private:
-  SharedPages(std::byte* data, std::size_t n_bytes) : data_(data), n_bytes_(n_bytes) {}
+  SharedPages(std::byte* data, std::size_t n_bytes, int fd = -1) : data_(data), n_bytes_(n_bytes), fd_(fd) {}
+  void release();
   std::byte* data_ = nullptr;
   std::size_t n_bytes_ = 0;
+  int fd_ = -1;
 };
 
 // A counter in shared pages that one process sets and another waits for. Lives in SharedPages

@@ -27,11 +27,11 @@ common::Expected<ThreadCensus> thread_census(pid_t pid) {
   return census;
 }
 
-common::Expected<ThreadCensus> census_after_joins(pid_t pid, std::chrono::microseconds grace) {
+common::Expected<ThreadCensus> census_after_joins(pid_t pid, std::chrono::microseconds grace, int expected) {
   const auto deadline = std::chrono::steady_clock::now() + grace;
   for (;;) {
     auto census = thread_census(pid);
-    if (!census || (census->n_threads == 1 && census->leader_alive) || !census->leader_alive ||
+    if (!census || (census->n_threads <= expected && census->leader_alive) || !census->leader_alive ||
         std::chrono::steady_clock::now() >= deadline) {
       return census;
     }

@@ -21,8 +21,9 @@ struct ThreadCensus {
 // Reads /proc/<pid>/status. An Error names the file when it cannot be read (the process is gone).
 common::Expected<ThreadCensus> thread_census(pid_t pid);
 
-// The census once `pid` is down to its first thread alone, or the last one read when `grace` ran out
+// The census once `pid` is down to `expected` threads (its first thread alone by default; a GPU
+// candidate's process also keeps the CUDA driver's), or the last one read when `grace` ran out
 // first: a thread that a call joined leaves the kernel's count some microseconds after the join.
-common::Expected<ThreadCensus> census_after_joins(pid_t pid, std::chrono::microseconds grace);
+common::Expected<ThreadCensus> census_after_joins(pid_t pid, std::chrono::microseconds grace, int expected = 1);
 
 }  // namespace kernelrl::sandbox

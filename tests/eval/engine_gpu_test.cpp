@@ -4,6 +4,7 @@
 // Without a usable GPU every test here is reported as SKIPPED, never as passed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -20,10 +21,14 @@ namespace {
 using testing::known_gap_entries;
 using testing::source_path;
 
-class EngineGpuTest : public ::testing::Test {
+// One engine per fixture, made once: `native_candidate_process` picks where native candidates run.
+template <bool kNativeCandidateProcess>
+class GpuEngineFixture : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    auto e = Engine::create(testing::test_config("auto"));
+    EngineConfig config = testing::test_config("auto");
+    config.options.native_candidate_process = kNativeCandidateProcess;
+    auto e = Engine::create(config);
     if (!e) {
       setup_error_ = e.error().message;
       return;
@@ -42,26 +47,43 @@ class EngineGpuTest : public ::testing::Test {
   static inline std::string setup_error_;
 };
 
-TEST_F(EngineGpuTest, NativeLadderIsClassifiedAndTheEngineKeepsWorking) {
+// Native candidates in the evaluating child (the default).
+using EngineGpuTest = GpuEngineFixture<false>;
+// Native candidates in a process of their own (eval/device_runner.hpp).
+using NativeCandidateProcessGpuTest = GpuEngineFixture<true>;
+
+const EvalJob& correct_native() {
+  static const EvalJob job{source_path("tests/ladder/task_softmax.py"), source_path("tests/ladder/native/correct_fast.cu"),
+                           std::nullopt, std::nullopt};
+  return job;
+}
+
+// Every GPU entry of the ladder gets its expected status, and the correct candidate evaluated right
+// after each still scores OK.
+void expect_ladder_classified(Engine& engine) {
   auto entries = read_batch_file(source_path("tests/ladder/ladder.json"));
   ASSERT_TRUE(entries) << entries.error().message;
-  const EvalJob correct{source_path("tests/ladder/task_softmax.py"), source_path("tests/ladder/native/correct_fast.cu"),
-                        std::nullopt, std::nullopt};
   int n = 0;
   for (const auto& e : *entries) {
     if (e.device.value_or("cpu") != "cuda" || !e.expect) continue;
     ++n;
-    auto r = engine_->evaluate(e.job);
+    auto r = engine.evaluate(e.job);
     ASSERT_TRUE(r) << e.job.candidate << ": " << r.error().message;
     EXPECT_EQ(common::to_string(r->status), common::to_string(*e.expect))
         << e.job.candidate << ": " << r->error.message << "\n" << r->error.compile_log;
     std::printf("ladder %-28s %-14s %s\n", e.job.candidate.filename().c_str(),
                 std::string(common::to_string(r->status)).c_str(), r->error.message.substr(0, 110).c_str());
-    auto after = engine_->evaluate(correct);
+    auto after = engine.evaluate(correct_native());
     ASSERT_TRUE(after) << after.error().message;
     EXPECT_EQ(after->status, common::Status::OK) << "after " << e.job.candidate << ": " << after->error.message;
   }
   EXPECT_GE(n, 8);
+}
+
+TEST_F(EngineGpuTest, NativeLadderIsClassifiedAndTheEngineKeepsWorking) { expect_ladder_classified(*engine_); }
+
+TEST_F(NativeCandidateProcessGpuTest, NativeLadderIsClassifiedAndTheEngineKeepsWorking) {
+  expect_ladder_classified(*engine_);
 }
 
 // Entries whose zero-score outcome depends on the machine's speed list the other statuses they
@@ -81,14 +103,12 @@ std::map<std::size_t, std::set<std::string>> also_accepted(const std::string& ba
 // Every "device": "cuda" entry of the adversarial corpus (known gaps aside) gets its expected
 // status, and the correct native candidate evaluated right after each still scores OK: a hack
 // must not leave the device, the worker or the engine unusable (memory bombs, sticky errors).
-TEST_F(EngineGpuTest, AdversarialCorpusOnTheGpuScoresZero) {
+void expect_corpus_scores_zero(Engine& engine) {
   const std::string corpus = "tests/adversarial/adversarial.json";
   auto entries = read_batch_file(source_path(corpus));
   ASSERT_TRUE(entries) << entries.error().message;
   const std::set<std::size_t> gaps = known_gap_entries(corpus);
   auto alternatives = also_accepted(corpus);
-  const EvalJob correct{source_path("tests/ladder/task_softmax.py"), source_path("tests/ladder/native/correct_fast.cu"),
-                        std::nullopt, std::nullopt};
   int n = 0;
   for (std::size_t i = 0; i < entries->size(); ++i) {
     const auto& e = (*entries)[i];
@@ -98,7 +118,7 @@ TEST_F(EngineGpuTest, AdversarialCorpusOnTheGpuScoresZero) {
       continue;
     }
     ++n;
-    auto r = engine_->evaluate(e.job);
+    auto r = engine.evaluate(e.job);
     ASSERT_TRUE(r) << e.job.candidate << ": " << r.error().message;
     const std::string status(common::to_string(r->status));
     if (!alternatives[i].contains(status)) {
@@ -112,11 +132,53 @@ TEST_F(EngineGpuTest, AdversarialCorpusOnTheGpuScoresZero) {
     }
     std::printf("adversarial %-34s %-14s %s\n", e.job.candidate.filename().c_str(),
                 std::string(common::to_string(r->status)).c_str(), r->error.message.substr(0, 110).c_str());
-    auto after = engine_->evaluate(correct);
+    auto after = engine.evaluate(correct_native());
     ASSERT_TRUE(after) << "after " << e.job.candidate << ": " << after.error().message;
     EXPECT_EQ(after->status, common::Status::OK) << "after " << e.job.candidate << ": " << after->error.message;
   }
   EXPECT_GE(n, 7);
+}
+
+TEST_F(EngineGpuTest, AdversarialCorpusOnTheGpuScoresZero) { expect_corpus_scores_zero(*engine_); }
+
+TEST_F(NativeCandidateProcessGpuTest, AdversarialCorpusOnTheGpuScoresZero) { expect_corpus_scores_zero(*engine_); }
+
+// The shipped native examples in their own process: OK, judged by the child (the result says the
+// candidate ran apart and was timed on the host clock), and timed as in the child: each example's
+// runtime and the reference's, medians of 3 evaluations alternating between this engine and one
+// that runs the candidate in the child, within 25% of each other. A GPU switching between the two
+// processes' contexts inside the timed calls (~0.3 ms each on an H200) fails this.
+TEST_F(NativeCandidateProcessGpuTest, NativeExamplesAreTimedAsInTheChild) {
+  auto in_child = Engine::create(testing::test_config("auto"));
+  ASSERT_TRUE(in_child) << in_child.error().message;
+  const auto median3 = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  for (const std::string ex : {"vector_add", "softmax", "linear_relu"}) {
+    const EvalJob job{source_path("examples/" + ex + "/task.py"), source_path("examples/" + ex + "/native.cu"),
+                      std::nullopt, std::nullopt};
+    std::vector<double> apart, here, ref_apart, ref_here;
+    for (int i = 0; i < 3; ++i) {
+      auto a = engine_->evaluate(job);
+      ASSERT_TRUE(a) << a.error().message;
+      ASSERT_EQ(a->status, common::Status::OK) << ex << ": " << a->error.message;
+      EXPECT_TRUE(a->isolation["candidate_process"].value("separate", false)) << a->isolation.dump();
+      EXPECT_TRUE(a->isolation.value("timed_on_host_clock", false)) << a->isolation.dump();
+      auto b = (*in_child)->evaluate(job);
+      ASSERT_TRUE(b) << b.error().message;
+      ASSERT_EQ(b->status, common::Status::OK) << ex << ": " << b->error.message;
+      apart.push_back(a->runtime_us), here.push_back(b->runtime_us);
+      ref_apart.push_back(a->ref_runtime_us), ref_here.push_back(b->ref_runtime_us);
+    }
+    const double ratio = median3(apart) / median3(here), ref_ratio = median3(ref_apart) / median3(ref_here);
+    std::printf("candidate process %-12s runtime %.1f us apart vs %.1f in the child (x%.3f); reference %.1f vs %.1f "
+                "(x%.3f); speedup %.3f vs %.3f\n",
+                ex.c_str(), median3(apart), median3(here), ratio, median3(ref_apart), median3(ref_here), ref_ratio,
+                median3(ref_apart) / median3(apart), median3(ref_here) / median3(here));
+    EXPECT_LT(ratio, 1.25) << ex;
+    EXPECT_GT(ratio, 0.8) << ex;
+  }
 }
 
 TEST_F(EngineGpuTest, NativeAndKernelbenchExamplesAreCorrectAndTimed) {

@@ -2,6 +2,7 @@
 // after its wait; a wait ends when asked to (the other process died) instead of hanging.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -70,6 +71,28 @@ TEST(SharedPages, MovedPagesKeepTheirAddressAndUnmapOnce) {
   EXPECT_EQ(moved.data(), at);
   EXPECT_EQ(moved.size(), 1u << 20);
   EXPECT_EQ(pages->data(), nullptr);
+}
+
+// Pages in a memory file: another mapping of the same descriptor (as a program started with exec
+// makes from the descriptor it inherits) sees the same bytes both ways, and the descriptor is
+// close-on-exec until the caller hands it on.
+TEST(SharedPages, AMemoryFileIsSeenThroughItsDescriptor) {
+  auto pages = SharedPages::create_in_memory_file(8192);
+  ASSERT_TRUE(pages) << pages.error().message;
+  ASSERT_GE(pages->fd(), 0);
+  EXPECT_NE(::fcntl(pages->fd(), F_GETFD) & FD_CLOEXEC, 0);
+  auto other = SharedPages::map_memory_file(::dup(pages->fd()), 8192);
+  ASSERT_TRUE(other) << other.error().message;
+  std::memcpy(pages->data() + 5000, "written", 8);
+  EXPECT_STREQ(reinterpret_cast<const char*>(other->data() + 5000), "written");
+  std::memcpy(other->data(), "back", 5);
+  EXPECT_STREQ(reinterpret_cast<const char*>(pages->data()), "back");
+}
+
+TEST(SharedPages, AnUnmappableDescriptorIsAnErrorNamingIt) {
+  auto pages = SharedPages::map_memory_file(-1, 4096);
+  ASSERT_FALSE(pages);
+  EXPECT_NE(pages.error().message.find("descriptor -1"), std::string::npos) << pages.error().message;
 }
 
 }  // namespace

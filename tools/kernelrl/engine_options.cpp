@@ -56,6 +56,10 @@ void add_engine_options(CLI::App* cmd, eval::EngineConfig& config) {
   cmd->add_flag("--host-candidate-in-child{false}", o.separate_process,
                 "run host candidates in the evaluating process instead of a process of their own (which keeps "
                 "them away from the checker and the report); for measuring what the separation costs");
+  cmd->add_flag("--native-candidate-process", o.native_candidate_process,
+                "run native candidates on a GPU in a process of their own (own CUDA context, tensors shared "
+                "through CUDA IPC, calls timed on the host clock): the checker, the reference and the report "
+                "stay where the candidate's code never runs");
   cmd->add_option("--timeout-correctness-s", o.timeout_correctness_s,
                   "floor of the correctness phase's wall-time limit (the limit scales with the task: docs/engine.md)")
       ->capture_default_str();

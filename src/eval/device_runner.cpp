@@ -1,0 +1,104 @@
+#include "eval/device_runner.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+
+#include "eval/child_context.hpp"
+#include "eval/gpu.hpp"
+#include "eval/runner_candidate.hpp"
+#include "kernelrl/build_config.hpp"
+#include "sandbox/thread_census.hpp"
+
+namespace py = pybind11;
+
+namespace kernelrl::eval {
+
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr int kPagesFd = 3;  // where the runner finds the protocol's pages
+
+// In the forked process: the pages at descriptor 3, then the runner program; never returns.
+[[noreturn]] void exec_runner(int pages_fd, std::size_t pages_bytes, pid_t parent, bool confine,
+                              const std::string& artifact) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // kept across exec: the runner dies with the child
+  if (pages_fd == kPagesFd) {
+    ::fcntl(kPagesFd, F_SETFD, 0);
+  } else if (::dup2(pages_fd, kPagesFd) != kPagesFd) {
+    _exit(127);
+  }
+  const std::string bytes = std::to_string(pages_bytes), parent_pid = std::to_string(parent);
+  ::execl(build::gpu_runner_tool, "kernelrl-gpu-runner", std::to_string(kPagesFd).c_str(), bytes.c_str(),
+          parent_pid.c_str(), confine ? "1" : "0", artifact.c_str(), static_cast<char*>(nullptr));
+  _exit(127);
+}
+
+}  // namespace
+
+RunnerStart start_device_runner(const std::string& artifact, const std::vector<py::object>& params,
+                                const DeviceRunnerOptions& options) {
+  if (::access(build::gpu_runner_tool, X_OK) != 0) {
+    throw TaskError{std::string("kernelrl-gpu-runner not found at ") + build::gpu_runner_tool +
+                    " (build the kernelrl_runtime target)"};
+  }
+  auto pages = sandbox::SharedPages::create_in_memory_file(runner::kDataOffset);
+  if (!pages) throw TaskError{"cannot start the candidate's process: " + pages.error().message};
+  auto* h = new (pages->data()) runner::Header{};
+  auto arena = std::make_shared<gpu::SharedArena>();
+  if (auto made = arena->init(options.tensor_bytes); !made) {
+    throw TaskError{"cannot allocate the candidate's device arena: " + made.error().message};
+  }
+  if (auto exported = arena->export_handle(h->ipc_handle, sizeof h->ipc_handle); !exported) {
+    throw TaskError{"cannot export the candidate's device arena: " + exported.error().message};
+  }
+  h->device = arena->device();
+  h->arena_bytes = options.tensor_bytes;
+
+  ::signal(SIGCHLD, SIG_DFL);  // the runner's end must be waitable
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid == 0) exec_runner(pages->fd(), pages->size(), parent, options.confine, artifact);
+  if (pid < 0) throw TaskError{std::string("cannot start the candidate's process: fork failed: ") + std::strerror(errno)};
+  // The runner may not read this process's memory through /proc/<pid>/mem (same user otherwise).
+  ::prctl(PR_SET_DUMPABLE, 0);
+  RunnerMemory memory;
+  memory.data = static_cast<std::byte*>(arena->data());
+  memory.bytes = options.tensor_bytes;
+  memory.cuda_device = arena->device();
+  // The child's copies into the arena (on its stream) end before the runner reads it.
+  memory.settle_staging = [] { return gpu::synchronize_and_check(); };
+  memory.owner = arena;
+  auto candidate = std::make_unique<RunnerCandidate>(std::move(*pages), pid, std::move(memory), options.flush_caches,
+                                                     1 << 20);
+  RunnerStart out;
+  // Its set-up and confinement report, before any candidate code runs there.
+  candidate->wait_for_reply(0us);
+  if (h->rc != 0) throw TaskError{"the candidate's process could not set up its device: " + runner::read_text(h)};
+  out.isolation = nlohmann::json::parse(runner::read_text(h), nullptr, false);
+  if (!out.isolation.is_object()) out.isolation = {{"report_error", "the runner's confinement report is not a JSON object"}};
+  // Its threads now (the CUDA driver's included) are all it may have between calls.
+  auto census = sandbox::thread_census(pid);
+  if (!census) throw TaskError{"cannot count the candidate process's threads: " + census.error().message};
+  candidate->set_threads(census->n_threads);
+  out.isolation["threads_between_calls"] = census->n_threads;
+  candidate->request(runner::Op::LOAD, 0us);
+  if (h->rc != runner::kLoaded) {
+    out.loaded.status = h->rc == runner::kNoEntryPoint ? common::Status::FORMAT_ERROR : common::Status::RUNTIME_ERROR;
+    out.loaded.error = runner::read_text(h);
+    return out;
+  }
+  if (auto placed = candidate->place_params(params); !placed) throw TaskError{placed.error().message};
+  if (auto settled = gpu::synchronize_and_check(); !settled) throw TaskError{settled.error().message};
+  out.loaded.candidate = std::move(candidate);
+  return out;
+}
+
+}  // namespace kernelrl::eval

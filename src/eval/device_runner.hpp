@@ -1,0 +1,33 @@
+// A native candidate on a GPU in a process of its own: the program kernelrl-gpu-runner
+// (runner/device_runner.hpp), started by the evaluating child with fork and exec before it
+// restricts itself. The child allocates one device arena, exports it through CUDA IPC and keeps
+// everything else (the reference, its outputs, the seeds, the checker, the timer, the report
+// channel) in its own process and context; the runner maps the arena in a context of its own and
+// calls the candidate on views of it. The child reads the outputs from its own mapping of the arena.
+// Calls are timed by the child on the host clock (eval/timing.hpp): events of the child's context
+// around work of another context would time the GPU's switch between the two (docs/security.md).
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <string>
+#include <vector>
+
+#include "eval/host_runner.hpp"
+
+namespace kernelrl::eval {
+
+struct DeviceRunnerOptions {
+  std::size_t tensor_bytes = 0;  // the arena: every tensor of one call (as HostRunnerOptions)
+  bool flush_caches = true;      // ARM evicts the L2 from the runner's context
+  bool confine = true;           // the runner's write confinement and system-call filter
+};
+
+// Starts the runner, waits for its set-up and confinement report, loads the candidate there and
+// copies `params` (device tensors) into the arena. Call on the device the evaluation uses, before
+// the child installs its own system-call filter (it forks and execs). Throws TaskError when the
+// runner cannot be started or set up (the machine's failure, not the candidate's).
+RunnerStart start_device_runner(const std::string& artifact, const std::vector<pybind11::object>& params,
+                                const DeviceRunnerOptions& options);
+
+}  // namespace kernelrl::eval

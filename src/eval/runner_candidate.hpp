@@ -1,0 +1,71 @@
+// The evaluating child's side of a candidate in a process of its own (runner/protocol.hpp): a
+// Candidate whose calls are requests to the runner. The call's tensors live where both processes
+// see them: the shared pages themselves (host candidates, eval/host_runner.hpp) or a device arena
+// the runner maps through CUDA IPC (native candidates, eval/device_runner.hpp). Internal to src/eval.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+
+#include "eval/candidate.hpp"
+#include "runner/protocol.hpp"
+
+namespace kernelrl::eval {
+
+// Where the call's tensors live in this process.
+struct RunnerMemory {
+  std::byte* data = nullptr;  // slot offsets count from here
+  std::size_t bytes = 0;
+  int cuda_device = -1;  // >= 0: device memory of that device; -1: host memory
+  // After the child staged a call's tensors and before the runner may read them (device: the
+  // child's copies finished); empty when nothing is needed.
+  std::function<common::Fallible()> settle_staging;
+  std::shared_ptr<void> owner;  // keeps the memory alive as long as the candidate (a device arena)
+};
+
+class RunnerCandidate : public Candidate {
+ public:
+  // `threads`: how many threads the runner has when no call runs (1 for a forked host runner; a GPU
+  // runner also keeps the CUDA driver's, counted after its set-up).
+  RunnerCandidate(sandbox::SharedPages pages, pid_t pid, RunnerMemory memory, bool flush_caches, int threads);
+  ~RunnerCandidate() override;
+
+  runner::Header* header() const { return h_; }
+  void set_threads(int threads) { threads_ = threads; }
+
+  // Sends one request and waits for its answer; ends this process like the runner if it died.
+  void request(runner::Op op, std::chrono::microseconds spin);
+  // Waits for the answer to the last request (the runner's first, unasked, is its report).
+  void wait_for_reply(std::chrono::microseconds spin);
+
+  // The params go to the shared memory once, ahead of the inputs and outputs.
+  common::Fallible place_params(const std::vector<pybind11::object>& params);
+
+  common::Fallible stage(CallArgs& args) override;
+  common::Fallible arm() override;
+  CallOutcome call(CallArgs&, void*) override;
+  common::Fallible collect(CallArgs&) override;
+  bool uses_preallocated_outputs() const override { return true; }
+  bool in_another_cuda_context() const override { return memory_.cuda_device >= 0; }
+  std::optional<std::string> refusal_between_calls() override;
+
+ private:
+  enum class Group { PARAMS, INPUTS, OUTPUTS };  // laid out in this order in the data region
+  common::Fallible place(std::vector<pybind11::object>& values, Group group);
+  pybind11::object over(std::byte* at, const pybind11::object& like) const;
+
+  sandbox::SharedPages pages_;
+  runner::Header* h_;
+  pid_t pid_;
+  RunnerMemory memory_;
+  int threads_;
+  std::uint32_t seq_ = 1;
+  std::vector<pybind11::object> params_;
+  std::vector<runner::TensorSlot> param_slots_, input_slots_, output_slots_;
+  std::size_t params_end_ = 0, inputs_end_ = 0;
+};
+
+}  // namespace kernelrl::eval

@@ -1,0 +1,91 @@
+// The protocol between an evaluating child and the process that runs its candidate (the "runner"):
+// pages both map, a header in them saying what to do and where a call's tensors are, and one
+// doorbell each way. The child keeps the checker, the reference, the seeds and the report channel;
+// the runner holds only the candidate's library and the tensors it is given. Host candidates' runner
+// is forked from the child (eval/host_runner.hpp) and sees the tensors in the pages themselves; a GPU
+// candidate's runner is a program of its own (kernelrl-gpu-runner, runner/device_runner.hpp) that
+// maps the child's device arena through CUDA IPC and sees the tensors there.
+#pragma once
+
+#include <kernelrl/abi.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sandbox/shared_pages.hpp"
+
+namespace kernelrl::runner {
+
+constexpr int kMaxTensors = 256;
+constexpr int kMaxDims = 16;
+constexpr std::size_t kTextBytes = 4096;
+constexpr std::size_t kIpcHandleBytes = 64;  // sizeof(cudaIpcMemHandle_t)
+
+// PING follows every CALL inside the timed region: the runner answers it only from its loop, so a
+// candidate that rings the CALL's reply itself and works on has that work timed all the same.
+// ARM is the last step before a timed call: the runner evicts its caches (CPU, or the GPU's L2 from
+// its own context, which also moves the GPU to that context before the clock starts).
+enum class Op : std::int32_t { LOAD = 1, ARM = 2, CALL = 3, EXIT = 4, PING = 5 };
+
+// Load outcomes in Header::rc.
+constexpr std::int32_t kLoaded = 0, kCannotLoad = 1, kNoEntryPoint = 2;
+
+struct TensorSlot {
+  std::uint64_t offset;  // bytes from the start of the data region (pages or device arena)
+  std::int32_t ndim;
+  DLDataType dtype;
+  std::int64_t shape[kMaxDims];
+};
+
+// The start of the shared pages. The child writes op, the counts and the slots, then rings
+// `command`; the runner writes rc and text, then rings `reply`. The runner's process holds the
+// candidate, so the child takes from here only rc and a bounded text, never a size or an offset.
+struct Header {
+  sandbox::Doorbell command;  // child -> runner: the number of the request
+  sandbox::Doorbell reply;    // runner -> child: the number of the request answered
+  Op op;
+  std::int32_t flush_caches;  // ARM: evict the caches first (the child's timer flushes its own)
+  std::int32_t rc;
+  std::int32_t n_inputs, n_params, n_outputs;
+  TensorSlot slots[kMaxTensors];
+  char text[kTextBytes];
+  // A GPU runner's arena: the device the child uses and the cudaIpcMemHandle_t of its allocation,
+  // written before the runner starts; arena_bytes bounds every slot (checked by the runner).
+  std::int32_t device;
+  std::uint64_t arena_bytes;
+  unsigned char ipc_handle[kIpcHandleBytes];
+};
+constexpr std::size_t kDataOffset = (sizeof(Header) + 4095) / 4096 * 4096;
+
+void write_text(Header* h, const std::string& s);
+std::string read_text(const Header* h);
+
+// ABI views of slots, rebuilt for every call (a call may scribble on the last ones).
+struct Views {
+  std::vector<DLTensor> views;
+  std::vector<std::array<std::int64_t, kMaxDims>> shapes, strides;
+};
+
+// The candidate's entry point (kernelrl/abi.h).
+using forward_fn = int (*)(const DLTensor*, int, const DLTensor*, int, DLTensor*, int, void*);
+
+// What a runner does around the protocol's requests; each reports failures through the header's text.
+struct RunnerHooks {
+  std::byte* data = nullptr;             // where slot offsets start in this process
+  std::uint64_t data_bytes = 0;          // slots past it are refused
+  DLDevice device{kDLCPU, 0};            // the views' device
+  void* stream = nullptr;                // passed to kernelrl_forward
+  void (*flush)(void* state) = nullptr;  // ARM with flush_caches
+  // After kernelrl_forward returned 0: nullptr when the call's work ended cleanly, else why not.
+  const char* (*finish)(void* state) = nullptr;
+  void* state = nullptr;
+};
+
+// Serves requests until EXIT (exits 0), the parent's death or a broken request (exits 1). The
+// first reply (request 1) must have been rung by the caller, with its report in the text.
+[[noreturn]] void serve(Header* h, pid_t parent, const std::string& artifact, const RunnerHooks& hooks);
+
+}  // namespace kernelrl::runner
