@@ -248,11 +248,7 @@ common::Expected<EvalResult> Engine::run_in_worker(const EvalJob& job, const Pre
   child.device = p.device;
   // A job's own options may time the reference differently: its timing is kept apart.
   const std::string ref_key = p.task_hash + "/" + p.device + (job.options ? "/" + nlohmann::json(child.options).dump() : "");
-  {
-    std::lock_guard<std::mutex> lock(ref_mutex_);
-    auto it = ref_timings_.find(ref_key);
-    if (config_.reuse_ref_timing && it != ref_timings_.end()) child.cached_ref = it->second;
-  }
+  if (config_.reuse_ref_timing) child.cached_ref = ref_timings_.find(ref_key);
   auto reply = ask(*lease_worker(), WorkerRequest{fs::absolute(job.task).string(), child, std::nullopt});
   if (!reply) return reply.error();
   const ChildEnd& outcome = reply->outcome;
@@ -266,10 +262,7 @@ common::Expected<EvalResult> Engine::run_in_worker(const EvalJob& job, const Pre
   if (record->task_error) return common::make_error(job.task.string() + ": " + *record->task_error);
   if (!record->result) return common::make_error(job.task.string() + ": the evaluation process's record has no result");
   EvalResult r = std::move(*record->result);
-  if (record->ref_timing) {
-    std::lock_guard<std::mutex> lock(ref_mutex_);
-    ref_timings_[ref_key] = *record->ref_timing;
-  }
+  if (record->ref_timing) ref_timings_.offer(ref_key, *record->ref_timing);
   r.phases_ms["child_total"] = outcome.wall_ms;
   r.phases_ms["lock_wait"] = outcome.lock_wait_ms;  // inside child_total, outside every phase
   return r;

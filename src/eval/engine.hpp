@@ -19,6 +19,7 @@
 #include "compile/compiler.hpp"
 #include "compile/pool.hpp"
 #include "eval/options.hpp"
+#include "eval/ref_timing_cache.hpp"
 #include "eval/result.hpp"
 #include "sandbox/worker_client.hpp"
 #include "task/manifest.hpp"
@@ -139,8 +140,7 @@ class Engine {
   std::vector<sandbox::WorkerClient*> idle_workers_;
   std::mutex workers_mutex_;
   std::condition_variable worker_freed_;
-  std::mutex ref_mutex_;
-  std::map<std::string, TimingSummary> ref_timings_;  // by task content hash: the reference is timed once per run
+  RefTimingCache ref_timings_;  // by task content hash: the reference is timed once per run
 };
 
 }  // namespace kernelrl::eval
