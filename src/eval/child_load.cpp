@@ -7,8 +7,8 @@
 #include "eval/child_phases.hpp"
 #include "eval/device_runner.hpp"
 #include "eval/host_runner.hpp"
+#include "sandbox/candidate_confinement.hpp"
 #include "sandbox/confinement.hpp"
-#include "sandbox/syscall_filter.hpp"
 
 namespace kernelrl::eval {
 
@@ -22,13 +22,7 @@ constexpr std::uint64_t kHostMemoryHeadroomBytes = 8ull << 30;
 // Writes are confined to the child's scratch folder (its cwd) and /dev (GPU device files), plus
 // CUDA's own JIT cache when it exists.
 nlohmann::json confine_process(bool cuda) {
-  nlohmann::json isolation;
-  auto confined = sandbox::confine_writes(sandbox::candidate_writable_roots());
-  isolation["write_confinement"] = static_cast<bool>(confined);
-  if (!confined) isolation["write_confinement_error"] = confined.error().message;
-  auto installed = sandbox::install_syscall_filter();
-  isolation["syscall_filter"] = static_cast<bool>(installed);
-  if (!installed) isolation["syscall_filter_error"] = installed.error().message;
+  nlohmann::json isolation = sandbox::confine_candidate_process();
   // Host memory: on the CPU the address space may grow by kHostMemoryHeadroomBytes past what
   // setup needed. Not on a GPU: the CUDA driver reserves far more address space than it uses.
   if (!cuda) {

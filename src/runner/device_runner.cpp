@@ -12,8 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runner/protocol.hpp"
-#include "sandbox/confinement.hpp"
-#include "sandbox/syscall_filter.hpp"
+#include "sandbox/candidate_confinement.hpp"
 
 namespace kernelrl::runner {
 
@@ -71,17 +70,6 @@ std::string set_up_device(const Header* h, DeviceState& s, void*& arena) {
   return {};
 }
 
-nlohmann::json confine() {
-  nlohmann::json isolation;
-  auto confined = sandbox::confine_writes(sandbox::candidate_writable_roots());
-  isolation["write_confinement"] = static_cast<bool>(confined);
-  if (!confined) isolation["write_confinement_error"] = confined.error().message;
-  auto installed = sandbox::install_syscall_filter();
-  isolation["syscall_filter"] = static_cast<bool>(installed);
-  if (!installed) isolation["syscall_filter_error"] = installed.error().message;
-  return isolation;
-}
-
 int usage(const char* why) {
   std::fprintf(stderr, "kernelrl-gpu-runner: %s\nusage: kernelrl-gpu-runner PAGES_FD PAGES_BYTES PARENT_PID CONFINE ARTIFACT\n"
                        "(started by an evaluating child, not by hand)\n", why);
@@ -112,7 +100,7 @@ int run_device_runner(int argc, char** argv) {
     h->reply.ring(1);
     _exit(1);
   }
-  write_text(h, (confined ? confine() : nlohmann::json::object()).dump());
+  write_text(h, (confined ? sandbox::confine_candidate_process() : nlohmann::json::object()).dump());
   h->rc = 0;
   h->reply.ring(1);
   RunnerHooks hooks;
