@@ -26,7 +26,8 @@
 #   scripts/gpu-check.sh soak       SOAK_N evaluations (1000) through one batch, every 10th a faulty
 #                                   candidate (device reset, illegal address, crash, hang, memory bomb,
 #                                   hoarded memory, lazy outputs, inputs zeroed, trap, global hook): scripts/soak.py's checks
-#                                   (a record each, no engine error, honest results unchanged, nothing left)
+#                                   (a record each, no engine error, honest results unchanged, nothing left);
+#                                   SOAK_ARGS adds `kernelrl eval` arguments (--native-candidate-process)
 #   scripts/gpu-check.sh confine    only the compile read confinement's CPU tests, on this machine's toolchain
 #   scripts/gpu-check.sh split      only bench/process_split_bench.cpp: what a GPU candidate in a process of
 #                                   its own would cost (second context, CUDA IPC, doorbell round trip
@@ -218,7 +219,9 @@ elif [ "$mode" = kb ]; then
   note "examples (all entries): rc $? (124: stopped after EXAMPLES_S)"; tail -12 "$logs/examples.log" | tee -a "$summary"
   note "left over: processes '$(pgrep -af 'kernelrl' | grep -v pgrep | tr '\n' ';')', GPU memory used $(nvidia-smi --query-gpu=memory.used --format=csv,noheader)"
 elif [ "$mode" = soak ]; then
-  $python scripts/soak.py --kernelrl "$bin" --device cuda --n "${SOAK_N:-1000}" --out "$out/soak" >"$logs/soak.log" 2>&1
+  # SOAK_ARGS: more `kernelrl eval` arguments (e.g. --native-candidate-process).
+  $python scripts/soak.py --kernelrl "$bin" --device cuda --n "${SOAK_N:-1000}" --out "$out/soak" \
+    $([ -n "${SOAK_ARGS:-}" ] && echo -- $SOAK_ARGS) >"$logs/soak.log" 2>&1
   note "soak: rc $? (1: a check failed), $($python -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["records"], "records of", d["jobs"], "jobs in", d["wall_s"], "s;", d["evaluations_per_min"], "/min; engine errors", d["engine_errors"], "; by kind", json.dumps(d["statuses_by_kind"]), "; GPU MiB before/after", d.get("gpu_memory_mib_before_after"), "; processes left", len(d["processes_left"]), "; failures", d["failures"][:5])' "$out/soak/summary.json" 2>&1)"
 elif [ "$mode" = confine ]; then
   # The compile read confinement's tests on this machine's toolchain (gcc at /opt/gcc, pip torch with

@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "eval/child_context.hpp"
 #include "eval/gpu.hpp"
@@ -26,18 +28,16 @@ using namespace std::chrono_literals;
 
 constexpr int kPagesFd = 3;  // where the runner finds the protocol's pages
 
-// In the forked process: the pages at descriptor 3, then the runner program; never returns.
-[[noreturn]] void exec_runner(int pages_fd, std::size_t pages_bytes, pid_t parent, bool confine,
-                              const std::string& artifact) {
+// In the forked process: the pages at descriptor 3, then the runner program; never returns. The
+// arguments were made before the fork (no allocation here).
+[[noreturn]] void exec_runner(int pages_fd, char* const* argv) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // kept across exec: the runner dies with the child
   if (pages_fd == kPagesFd) {
     ::fcntl(kPagesFd, F_SETFD, 0);
   } else if (::dup2(pages_fd, kPagesFd) != kPagesFd) {
     _exit(127);
   }
-  const std::string bytes = std::to_string(pages_bytes), parent_pid = std::to_string(parent);
-  ::execl(build::gpu_runner_tool, "kernelrl-gpu-runner", std::to_string(kPagesFd).c_str(), bytes.c_str(),
-          parent_pid.c_str(), confine ? "1" : "0", artifact.c_str(), static_cast<char*>(nullptr));
+  ::execv(build::gpu_runner_tool, argv);
   _exit(127);
 }
 
@@ -63,9 +63,14 @@ RunnerStart start_device_runner(const std::string& artifact, const std::vector<p
   h->arena_bytes = options.tensor_bytes;
 
   ::signal(SIGCHLD, SIG_DFL);  // the runner's end must be waitable
-  const pid_t parent = ::getpid();
+  // kernelrl-gpu-runner PAGES_FD PAGES_BYTES PARENT_PID CONFINE ARTIFACT (runner/device_runner.hpp)
+  std::vector<std::string> args{"kernelrl-gpu-runner", std::to_string(kPagesFd), std::to_string(pages->size()),
+                                std::to_string(::getpid()), options.confine ? "1" : "0", artifact};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
   const pid_t pid = ::fork();
-  if (pid == 0) exec_runner(pages->fd(), pages->size(), parent, options.confine, artifact);
+  if (pid == 0) exec_runner(pages->fd(), argv.data());
   if (pid < 0) throw TaskError{std::string("cannot start the candidate's process: fork failed: ") + std::strerror(errno)};
   // The runner may not read this process's memory through /proc/<pid>/mem (same user otherwise).
   ::prctl(PR_SET_DUMPABLE, 0);
