@@ -55,23 +55,17 @@ LoadOutcome load(const ChildSetup& s, Observations& obs) {
     restrict_system_calls(s, obs);
     return load_kernelbench(s.req.artifact, s.req.candidate, s.init_inputs, s.device, s.init_seed);
   }
-  // Room for one call's tensors twice over: get_inputs() may draw sizes that vary a little.
-  const std::size_t tensor_bytes = 2 * s.call_tensor_bytes + (1u << 20);
-  RunnerStart runner;
-  if (in_device_runner(s)) {
-    DeviceRunnerOptions options;
-    options.tensor_bytes = tensor_bytes;
-    options.flush_caches = s.req.options.flush_l2;
-    runner = start_device_runner(s.req.artifact, s.params, options);
-  } else if (in_separate_process(s)) {
-    HostRunnerOptions options;
-    options.tensor_bytes = tensor_bytes;
-    options.flush_caches = s.req.options.flush_l2;
-    runner = start_host_runner(s.req.artifact, s.params, options, [] { return confine_process(false); });
-  } else {
+  if (!in_device_runner(s) && !in_separate_process(s)) {
     restrict_system_calls(s, obs);
     return load_shared_object(s.req.artifact, s.params);
   }
+  RunnerOptions options;
+  // Room for one call's tensors twice over: get_inputs() may draw sizes that vary a little.
+  options.tensor_bytes = 2 * s.call_tensor_bytes + (1u << 20);
+  options.flush_caches = s.req.options.flush_l2;
+  RunnerStart runner = in_device_runner(s)
+                           ? start_device_runner(s.req.artifact, s.params, options)
+                           : start_host_runner(s.req.artifact, s.params, options, [] { return confine_process(false); });
   restrict_system_calls(s, obs);
   obs.isolation["candidate_process"] = runner.isolation;
   obs.isolation["candidate_process"]["separate"] = true;

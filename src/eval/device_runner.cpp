@@ -44,7 +44,7 @@ constexpr int kPagesFd = 3;  // where the runner finds the protocol's pages
 }  // namespace
 
 RunnerStart start_device_runner(const std::string& artifact, const std::vector<py::object>& params,
-                                const DeviceRunnerOptions& options) {
+                                const RunnerOptions& options) {
   if (::access(build::gpu_runner_tool, X_OK) != 0) {
     throw TaskError{std::string("kernelrl-gpu-runner not found at ") + build::gpu_runner_tool +
                     " (build the kernelrl_runtime target)"};
@@ -63,9 +63,9 @@ RunnerStart start_device_runner(const std::string& artifact, const std::vector<p
   h->arena_bytes = options.tensor_bytes;
 
   ::signal(SIGCHLD, SIG_DFL);  // the runner's end must be waitable
-  // kernelrl-gpu-runner PAGES_FD PAGES_BYTES PARENT_PID CONFINE ARTIFACT (runner/device_runner.hpp)
+  // kernelrl-gpu-runner PAGES_FD PAGES_BYTES PARENT_PID ARTIFACT (runner/device_runner.hpp)
   std::vector<std::string> args{"kernelrl-gpu-runner", std::to_string(kPagesFd), std::to_string(pages->size()),
-                                std::to_string(::getpid()), options.confine ? "1" : "0", artifact};
+                                std::to_string(::getpid()), artifact};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -85,19 +85,15 @@ RunnerStart start_device_runner(const std::string& artifact, const std::vector<p
                                                      1 << 20);
   RunnerStart out;
   // Its set-up and confinement report, before any candidate code runs there.
-  candidate->wait_for_reply(0us);
+  out.isolation = candidate->read_report();
   if (h->rc != 0) throw TaskError{"the candidate's process could not set up its device: " + runner::read_text(h)};
-  out.isolation = nlohmann::json::parse(runner::read_text(h), nullptr, false);
-  if (!out.isolation.is_object()) out.isolation = {{"report_error", "the runner's confinement report is not a JSON object"}};
   // Its threads now (the CUDA driver's included) are all it may have between calls.
   auto census = sandbox::thread_census(pid);
   if (!census) throw TaskError{"cannot count the candidate process's threads: " + census.error().message};
   candidate->set_threads(census->n_threads);
   out.isolation["threads_between_calls"] = census->n_threads;
-  candidate->request(runner::Op::LOAD, 0us);
-  if (h->rc != runner::kLoaded) {
-    out.loaded.status = h->rc == runner::kNoEntryPoint ? common::Status::FORMAT_ERROR : common::Status::RUNTIME_ERROR;
-    out.loaded.error = runner::read_text(h);
+  if (auto failed = candidate->load()) {
+    out.loaded = std::move(*failed);
     return out;
   }
   if (auto placed = candidate->place_params(params); !placed) throw TaskError{placed.error().message};

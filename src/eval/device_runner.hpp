@@ -13,21 +13,15 @@
 #include <string>
 #include <vector>
 
-#include "eval/host_runner.hpp"
+#include "eval/runner_candidate.hpp"
 
 namespace kernelrl::eval {
-
-struct DeviceRunnerOptions {
-  std::size_t tensor_bytes = 0;  // the arena: every tensor of one call (as HostRunnerOptions)
-  bool flush_caches = true;      // ARM evicts the L2 from the runner's context
-  bool confine = true;           // the runner's write confinement and system-call filter
-};
 
 // Starts the runner, waits for its set-up and confinement report, loads the candidate there and
 // copies `params` (device tensors) into the arena. Call on the device the evaluation uses, before
 // the child installs its own system-call filter (it forks and execs). Throws TaskError when the
 // runner cannot be started or set up (the machine's failure, not the candidate's).
 RunnerStart start_device_runner(const std::string& artifact, const std::vector<pybind11::object>& params,
-                                const DeviceRunnerOptions& options);
+                                const RunnerOptions& options);
 
 }  // namespace kernelrl::eval

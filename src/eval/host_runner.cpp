@@ -21,7 +21,6 @@ namespace {
 
 using namespace std::chrono_literals;
 using runner::Header;
-using runner::Op;
 
 // Evicts this core's private caches (and its TLB's reach) before a timed call, as the child's timer
 // does for its own core before the reference's: twice the L2, by one write per line.
@@ -62,7 +61,7 @@ class CacheSweep {
 }  // namespace
 
 RunnerStart start_host_runner(const std::string& artifact, const std::vector<py::object>& params,
-                                  const HostRunnerOptions& options, const ConfineProcess& confine) {
+                              const RunnerOptions& options, const ConfineProcess& confine) {
   RunnerStart out;
   auto pages = sandbox::SharedPages::create(runner::kDataOffset + options.tensor_bytes);
   if (!pages) {
@@ -88,13 +87,9 @@ RunnerStart start_host_runner(const std::string& artifact, const std::vector<py:
   memory.bytes = options.tensor_bytes;
   auto runner = std::make_unique<RunnerCandidate>(std::move(*pages), pid, std::move(memory), options.flush_caches, 1);
   // Its confinement report (read before any candidate code runs there), then the load.
-  runner->wait_for_reply(0us);
-  out.isolation = nlohmann::json::parse(runner::read_text(h), nullptr, false);
-  if (!out.isolation.is_object()) out.isolation = {{"report_error", "the runner's confinement report is not a JSON object"}};
-  runner->request(Op::LOAD, 0us);
-  if (h->rc != runner::kLoaded) {
-    out.loaded.status = h->rc == runner::kNoEntryPoint ? common::Status::FORMAT_ERROR : common::Status::RUNTIME_ERROR;
-    out.loaded.error = runner::read_text(h);
+  out.isolation = runner->read_report();
+  if (auto failed = runner->load()) {
+    out.loaded = std::move(*failed);
     return out;
   }
   if (auto placed = runner->place_params(params); !placed) {

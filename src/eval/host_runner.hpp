@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "eval/candidate.hpp"
+#include "eval/runner_candidate.hpp"
 
 namespace kernelrl::eval {
 
@@ -26,25 +27,11 @@ namespace kernelrl::eval {
 // code runs (write confinement, system-call filter, memory limit) and says which layers are active.
 using ConfineProcess = std::function<nlohmann::json()>;
 
-struct RunnerStart {
-  LoadOutcome loaded;            // a Candidate that calls into the runner, or why there is none
-  nlohmann::json isolation;      // the runner's own layers, as `confine` reported them
-};
-
-struct HostRunnerOptions {
-  // Bounds the bytes of one call's tensors (inputs, params and outputs, each rounded up to 64): a
-  // call that needs more fails with a message naming the bound.
-  std::size_t tensor_bytes = 0;
-  // Before each call (untimed) the runner sweeps its core's private caches, as the child's timer
-  // sweeps the last-level cache and its own core's (EvalOptions::flush_l2).
-  bool flush_caches = true;
-};
-
 // Forks the runner, which confines itself with `confine`, then dlopen()s `artifact` and resolves
 // kernelrl_forward. `params` (the reference's state_dict, CPU tensors) are copied to the shared
 // pages once; the runner sees them there. Call before the child installs its own system-call
 // filter (it forks).
 RunnerStart start_host_runner(const std::string& artifact, const std::vector<pybind11::object>& params,
-                                  const HostRunnerOptions& options, const ConfineProcess& confine);
+                              const RunnerOptions& options, const ConfineProcess& confine);
 
 }  // namespace kernelrl::eval

@@ -81,6 +81,22 @@ void RunnerCandidate::wait_for_reply(std::chrono::microseconds spin) {
   h_->reply.wait_for(seq_, spin, 20ms, runner_alive);
 }
 
+nlohmann::json RunnerCandidate::read_report() {
+  wait_for_reply(0us);
+  nlohmann::json report = nlohmann::json::parse(runner::read_text(h_), nullptr, false);
+  if (!report.is_object()) report = {{"report_error", "the runner's confinement report is not a JSON object"}};
+  return report;
+}
+
+std::optional<LoadOutcome> RunnerCandidate::load() {
+  request(Op::LOAD, 0us);
+  if (h_->rc == runner::kLoaded) return std::nullopt;
+  LoadOutcome failed;
+  failed.status = h_->rc == runner::kNoEntryPoint ? common::Status::FORMAT_ERROR : common::Status::RUNTIME_ERROR;
+  failed.error = runner::read_text(h_);
+  return failed;
+}
+
 common::Fallible RunnerCandidate::place_params(const std::vector<py::object>& params) {
   params_ = params;
   return place(params_, Group::PARAMS);

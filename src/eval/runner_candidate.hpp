@@ -9,11 +9,29 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
+
+#include <nlohmann/json.hpp>
 
 #include "eval/candidate.hpp"
 #include "runner/protocol.hpp"
 
 namespace kernelrl::eval {
+
+struct RunnerOptions {
+  // Bounds the bytes of one call's tensors (inputs, params and outputs, each rounded up to the
+  // slot alignment): a call that needs more fails with a message naming the bound.
+  std::size_t tensor_bytes = 0;
+  // ARM evicts the runner's caches before each timed call (a host runner its core's private caches,
+  // a GPU runner the L2 from its own context), after the child's timer flushed its own
+  // (EvalOptions::flush_l2).
+  bool flush_caches = true;
+};
+
+struct RunnerStart {
+  LoadOutcome loaded;        // a Candidate that calls into the runner, or why there is none
+  nlohmann::json isolation;  // the runner's own layers, as it reported them
+};
 
 // Where the call's tensors live in this process.
 struct RunnerMemory {
@@ -40,6 +58,11 @@ class RunnerCandidate : public Candidate {
   void request(runner::Op op, std::chrono::microseconds spin);
   // Waits for the answer to the last request (the runner's first, unasked, is its report).
   void wait_for_reply(std::chrono::microseconds spin);
+  // Waits for that first answer and reads its text as the runner's confinement report (a JSON
+  // object; one saying so when the text is not one).
+  nlohmann::json read_report();
+  // LOAD: nullopt when the candidate loaded there, else why not (FORMAT_ERROR: no entry point).
+  std::optional<LoadOutcome> load();
 
   // The params go to the shared memory once, ahead of the inputs and outputs.
   common::Fallible place_params(const std::vector<pybind11::object>& params);

@@ -71,7 +71,7 @@ std::string set_up_device(const Header* h, DeviceState& s, void*& arena) {
 }
 
 int usage(const char* why) {
-  std::fprintf(stderr, "kernelrl-gpu-runner: %s\nusage: kernelrl-gpu-runner PAGES_FD PAGES_BYTES PARENT_PID CONFINE ARTIFACT\n"
+  std::fprintf(stderr, "kernelrl-gpu-runner: %s\nusage: kernelrl-gpu-runner PAGES_FD PAGES_BYTES PARENT_PID ARTIFACT\n"
                        "(started by an evaluating child, not by hand)\n", why);
   return 64;
 }
@@ -79,12 +79,11 @@ int usage(const char* why) {
 }  // namespace
 
 int run_device_runner(int argc, char** argv) {
-  if (argc != 6) return usage("expected 5 arguments");
+  if (argc != 5) return usage("expected 4 arguments");
   const int fd = std::atoi(argv[1]);
   const auto bytes = static_cast<std::size_t>(std::strtoull(argv[2], nullptr, 10));
   const auto parent = static_cast<pid_t>(std::atol(argv[3]));
-  const bool confined = std::strcmp(argv[4], "1") == 0;
-  const std::string artifact = argv[5];
+  const std::string artifact = argv[4];
   if (::getppid() != parent) return usage("PARENT_PID is not this process's parent");
   if (bytes < kDataOffset) return usage("PAGES_BYTES is smaller than the protocol's header");
   auto pages = sandbox::SharedPages::map_memory_file(fd, bytes);
@@ -100,7 +99,7 @@ int run_device_runner(int argc, char** argv) {
     h->reply.ring(1);
     _exit(1);
   }
-  write_text(h, (confined ? sandbox::confine_candidate_process() : nlohmann::json::object()).dump());
+  write_text(h, sandbox::confine_candidate_process().dump());
   h->rc = 0;
   h->reply.ring(1);
   RunnerHooks hooks;

@@ -11,7 +11,7 @@
 
 namespace kernelrl::runner {
 
-// kernelrl-gpu-runner PAGES_FD PAGES_BYTES PARENT_PID CONFINE(0|1) ARTIFACT
+// kernelrl-gpu-runner PAGES_FD PAGES_BYTES PARENT_PID ARTIFACT
 int run_device_runner(int argc, char** argv);
 
 }  // namespace kernelrl::runner

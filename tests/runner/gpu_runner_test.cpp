@@ -49,9 +49,9 @@ TEST(GpuRunner, MisuseIsAUsageError) {
   ASSERT_TRUE(pages) << pages.error().message;
   EXPECT_EQ(exit_code(start(pages->fd(), {"3"})), 64);
   // Not started by the process it names as its parent.
-  EXPECT_EQ(exit_code(start(pages->fd(), {"3", std::to_string(kDataOffset), "1", "1", "/nonexistent.so"})), 64);
+  EXPECT_EQ(exit_code(start(pages->fd(), {"3", std::to_string(kDataOffset), "1", "/nonexistent.so"})), 64);
   // Pages smaller than the header.
-  EXPECT_EQ(exit_code(start(pages->fd(), {"3", "16", std::to_string(::getpid()), "1", "/nonexistent.so"})), 64);
+  EXPECT_EQ(exit_code(start(pages->fd(), {"3", "16", std::to_string(::getpid()), "/nonexistent.so"})), 64);
 }
 
 TEST(GpuRunner, ADeviceItCannotSetUpIsReportedThroughThePages) {
@@ -60,8 +60,7 @@ TEST(GpuRunner, ADeviceItCannotSetUpIsReportedThroughThePages) {
   auto* h = new (pages->data()) Header{};
   h->device = 0;
   h->arena_bytes = 1 << 20;  // the IPC handle stays zeros: no allocation of any process
-  const pid_t pid = start(pages->fd(), {"3", std::to_string(kDataOffset), std::to_string(::getpid()), "1",
-                                        "/nonexistent.so"});
+  const pid_t pid = start(pages->fd(), {"3", std::to_string(kDataOffset), std::to_string(::getpid()), "/nonexistent.so"});
   ASSERT_GT(pid, 0);
   const auto deadline = std::chrono::steady_clock::now() + 60s;
   ASSERT_TRUE(h->reply.wait_for(1, 0us, 20ms, [&] { return std::chrono::steady_clock::now() < deadline; }))
