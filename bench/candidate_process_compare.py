@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Compares two `kernelrl eval --batch --out` runs of the same jobs: native candidates evaluated in
-the child (the baseline) and in a process of their own (`--native-candidate-process`), both made in
+"""Compares two `kernelrl eval --batch --out` runs of the same jobs: candidates evaluated in the child
+(the baseline) and in a process of their own (`--native-candidate-process`,
+`--kernelbench-candidate-process`), both made in
 the same call on the same machine (scripts/gpu-check.sh process). Prints, per task, the candidate's
 and the reference's median runtimes and the speedups of both runs, then the medians of the ratios
 (apart / in the child) and the statuses that differ.
@@ -18,7 +19,7 @@ def load(path):
         for line in f:
             if line.strip():
                 r = json.loads(line)
-                rows[(r.get("task"), r.get("candidate"))] = r
+                rows[(r.get("task"), r.get("candidate"), r.get("rules"))] = r
     return rows
 
 
@@ -30,11 +31,11 @@ def main():
     a = p.parse_args()
     base, apart = load(a.in_child), load(a.apart)
     ratios, ref_ratios, speedup_ratios, differ = [], [], [], []
-    print(f"{'task':40} {'cand us':>9} {'apart us':>9} {'ratio':>7} {'ref us':>9} {'ref apart':>9} {'speedup':>8} {'apart':>8}")
+    print(f"{'candidate':40} {'cand us':>9} {'apart us':>9} {'ratio':>7} {'ref us':>9} {'ref apart':>9} {'speedup':>8} {'apart':>8}")
     for key in sorted(k for k in base if k in apart):
         b, s = base[key], apart[key]
         if b.get("status") != s.get("status"):
-            differ.append(f"{key[0]}: {b.get('status')} in the child, {s.get('status')} apart ({s.get('error', {}).get('message', '')[:120]})")
+            differ.append(f"{str(key[1]).split('/')[-1]} ({key[2]}): {b.get('status')} in the child, {s.get('status')} apart ({s.get('error', {}).get('message', '')[:120]})")
             continue
         if b.get("status") != "OK" or not b.get("runtime_us") or not s.get("runtime_us"):
             continue
@@ -43,7 +44,7 @@ def main():
         ratios.append(r)
         ref_ratios.append(rr)
         speedup_ratios.append(s["speedup"] / b["speedup"] if b.get("speedup") else float("nan"))
-        name = str(key[0]).split("/")[-1][:40]
+        name = str(key[1]).split("/")[-1][:40]
         print(f"{name:40} {b['runtime_us']:9.1f} {s['runtime_us']:9.1f} {r:7.3f} {b['ref_runtime_us']:9.1f} "
               f"{s['ref_runtime_us']:9.1f} {b['speedup']:8.3f} {s['speedup']:8.3f}")
     if ratios:

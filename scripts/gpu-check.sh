@@ -32,10 +32,12 @@
 #   scripts/gpu-check.sh split      only bench/process_split_bench.cpp: what a GPU candidate in a process of
 #                                   its own would cost (second context, CUDA IPC, doorbell round trip
 #                                   against in-process timing, a device reset in the runner)
-#   scripts/gpu-check.sh process    native candidates in a process of their own (--native-candidate-process)
-#                                   against the child: the starter tasks' native fixtures as one batch each
-#                                   way (bench/candidate_process_compare.py: runtimes, speedups, statuses,
-#                                   candidates/min), then the GPU tests of that mode (NativeCandidateProcess*)
+#   scripts/gpu-check.sh process    candidates in a process of their own against the child: the starter tasks'
+#                                   native fixtures (--native-candidate-process) and the kernelbench corpus
+#                                   (--kernelbench-candidate-process) as one batch each way
+#                                   (bench/candidate_process_compare.py: runtimes, speedups, statuses,
+#                                   candidates/min; PROCESS_FORMATS picks), then the GPU tests of those modes
+#                                   (PROCESS_TESTS, default NativeCandidateProcess*:KernelbenchCandidateProcess*)
 #   scripts/gpu-check.sh gpus       the native batch on one GPU and on all of them (`eval --batch --gpus`),
 #                                   cold caches each: candidates/min and their ratio (a multi-GPU machine)
 #   scripts/gpu-check.sh service    the same native batch (SERVICE_N=50 distinct candidates, cold
@@ -232,20 +234,33 @@ elif [ "$mode" = confine ]; then
   note "compile read confinement tests: rc $?; $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$logs/confine.log" | tr '\n' ' ')"
   grep -E '^\[  FAILED  \]|SKIPPED' "$logs/confine.log" | head -10 | tee -a "$summary"
 elif [ "$mode" = process ]; then
-  $python -c 'import json; m = json.load(open("tasks/fixtures/starter/manifest.json")); json.dump([e for e in m if e.get("device") == "cuda"], open("/tmp/starter-native.json", "w"))'
-  t1=$(date +%s)
-  $bin eval --batch /tmp/starter-native.json --out "$out/process-in-child.jsonl" >"$logs/process-in-child.log" 2>&1
-  rc1=$?; w1=$(( $(date +%s) - t1 )); t1=$(date +%s)
-  $bin eval --batch /tmp/starter-native.json --native-candidate-process --out "$out/process-apart.jsonl" >"$logs/process-apart.log" 2>&1
-  rc2=$?; w2=$(( $(date +%s) - t1 ))
-  note "starter native fixtures: in the child rc $rc1 in $w1 s, in a process of their own rc $rc2 in $w2 s"
-  $python bench/candidate_process_compare.py "$out/process-in-child.jsonl" "$out/process-apart.jsonl" --wall-s "$w1" "$w2" \
-    >"$logs/process-compare.log" 2>&1
-  note "compare: rc $?"; tail -4 "$logs/process-compare.log" | tee -a "$summary"
-  cp "$logs/process-compare.log" "$out/process-compare.txt"
-  build-gpu/tests/eval/eval_engine_gpu_test --gtest_filter='NativeCandidateProcess*' >"$logs/process-tests.log" 2>&1
-  note "NativeCandidateProcessGpuTest: rc $?; $(grep -E '^\[  (PASSED|FAILED) ' "$logs/process-tests.log" | tr '\n' ' ')"
-  grep -E '^candidate process|^\[  FAILED|Failure' "$logs/process-tests.log" | head -20 | tee -a "$summary"
+  # PROCESS_FORMATS (default "native kernelbench"): which formats to compare.
+  for fmt in ${PROCESS_FORMATS:-native kernelbench}; do
+    if [ "$fmt" = native ]; then
+      $python -c 'import json; m = json.load(open("tasks/fixtures/starter/manifest.json")); json.dump([e for e in m if e.get("device") == "cuda"], open("/tmp/process-native.json", "w"))'
+      flag=--native-candidate-process; label="starter native fixtures"
+    else
+      $python -c 'import json; m = json.load(open("tests/kernelbench_corpus/manifest.json")); json.dump([{k: v for k, v in e.items() if k in ("task", "candidate", "format", "device", "rules")} for e in m if e.get("device") == "cuda"], open("/tmp/process-kernelbench.json", "w"))'
+      flag=--kernelbench-candidate-process; label="kernelbench corpus (honest and hacks)"
+    fi
+    # The first batch also builds (kernelbench: the load_inline prebuilds), so each format runs once
+    # before the two timed batches, to compare evaluations only.
+    [ "$fmt" = kernelbench ] && $bin eval --batch /tmp/process-kernelbench.json --out /tmp/process-warm.jsonl >"$logs/process-$fmt-warm.log" 2>&1
+    t1=$(date +%s)
+    $bin eval --batch "/tmp/process-$fmt.json" --out "$out/process-$fmt-in-child.jsonl" >"$logs/process-$fmt-in-child.log" 2>&1
+    rc1=$?; w1=$(( $(date +%s) - t1 )); t1=$(date +%s)
+    $bin eval --batch "/tmp/process-$fmt.json" $flag --out "$out/process-$fmt-apart.jsonl" >"$logs/process-$fmt-apart.log" 2>&1
+    rc2=$?; w2=$(( $(date +%s) - t1 ))
+    note "$label: in the child rc $rc1 in $w1 s, in a process of their own rc $rc2 in $w2 s"
+    $python bench/candidate_process_compare.py "$out/process-$fmt-in-child.jsonl" "$out/process-$fmt-apart.jsonl" \
+      --wall-s "$w1" "$w2" >"$logs/process-$fmt-compare.log" 2>&1
+    note "compare ($fmt): rc $?"; tail -8 "$logs/process-$fmt-compare.log" | tee -a "$summary"
+    cp "$logs/process-$fmt-compare.log" "$out/process-$fmt-compare.txt"
+  done
+  build-gpu/tests/eval/eval_engine_gpu_test --gtest_filter="${PROCESS_TESTS:-NativeCandidateProcess*:KernelbenchCandidateProcess*}" \
+    >"$logs/process-tests.log" 2>&1
+  note "CandidateProcess GPU tests: rc $?; $(grep -E '^\[  (PASSED|FAILED) ' "$logs/process-tests.log" | tr '\n' ' ')"
+  grep -E '^candidate process|^kb-corpus summary|^\[  FAILED|Failure' "$logs/process-tests.log" | head -30 | tee -a "$summary"
   note "left over: processes '$(pgrep -af 'kernelrl' | grep -v pgrep | tr '\n' ';')', GPU memory used $(nvidia-smi --query-gpu=memory.used --format=csv,noheader)"
 elif [ "$mode" = split ]; then
   # The vector_add example built as a plain shared object: the candidate the bench also calls.

@@ -109,7 +109,7 @@ struct ChildSetup {
 struct LoadedCandidate {
   std::unique_ptr<Candidate> candidate;
   std::optional<TamperGuard> guard;
-  std::optional<TorchOpAudit> op_audit;
+  std::unique_ptr<OpAudit> op_audit;
 };
 
 // One correctness trial's tensors, reused by timing (which, defended, draws fresh inputs for

@@ -7,6 +7,7 @@
 #include "eval/child_phases.hpp"
 #include "eval/device_runner.hpp"
 #include "eval/host_runner.hpp"
+#include "eval/kernelbench_runner.hpp"
 #include "sandbox/candidate_confinement.hpp"
 #include "sandbox/confinement.hpp"
 
@@ -45,17 +46,29 @@ bool in_separate_process(const ChildSetup& s) {
   return s.req.format == common::Format::HOST && s.req.options.defenses && s.req.options.separate_process;
 }
 
+// kernelbench candidates run in a process of their own when the options ask
+// (eval/kernelbench_runner.hpp), on the CPU or a GPU.
+bool in_kernelbench_runner(const ChildSetup& s) {
+  return s.req.format == common::Format::KERNELBENCH && s.req.options.defenses &&
+         s.req.options.kernelbench_candidate_process;
+}
+
+bool wants_op_audit(const ChildSetup& s) {
+  return s.req.options.torch_op_audit && s.req.rules == common::RuleSet::STRICT;
+}
+
 bool in_device_runner(const ChildSetup& s) {
   return s.req.format == common::Format::NATIVE && s.cuda && s.req.options.defenses &&
          s.req.options.native_candidate_process;
 }
 
-LoadOutcome load(const ChildSetup& s, Observations& obs) {
-  if (s.req.format == common::Format::KERNELBENCH) {
+LoadOutcome load(const ChildSetup& s, LoadedCandidate& loaded, Observations& obs) {
+  const bool kernelbench = s.req.format == common::Format::KERNELBENCH;
+  if (kernelbench && !in_kernelbench_runner(s)) {
     restrict_system_calls(s, obs);
     return load_kernelbench(s.req.artifact, s.req.candidate, s.init_inputs, s.device, s.init_seed);
   }
-  if (!in_device_runner(s) && !in_separate_process(s)) {
+  if (!kernelbench && !in_device_runner(s) && !in_separate_process(s)) {
     restrict_system_calls(s, obs);
     return load_shared_object(s.req.artifact, s.params);
   }
@@ -63,9 +76,22 @@ LoadOutcome load(const ChildSetup& s, Observations& obs) {
   // Room for one call's tensors twice over: get_inputs() may draw sizes that vary a little.
   options.tensor_bytes = 2 * s.call_tensor_bytes + (1u << 20);
   options.flush_caches = s.req.options.flush_l2;
-  RunnerStart runner = in_device_runner(s)
-                           ? start_device_runner(s.req.artifact, s.params, options)
-                           : start_host_runner(s.req.artifact, s.params, options, [] { return confine_process(false); });
+  RunnerStart runner;
+  if (kernelbench) {
+    KernelbenchRunnerStart started = start_kernelbench_runner(s, options, wants_op_audit(s));
+    runner = std::move(started.runner);
+    if (wants_op_audit(s)) {
+      obs.isolation["torch_op_audit"] = static_cast<bool>(started.op_audit);
+      if (runner.isolation.contains("torch_op_audit_error")) {
+        obs.isolation["torch_op_audit_error"] = runner.isolation["torch_op_audit_error"];
+      }
+    }
+    loaded.op_audit = std::move(started.op_audit);
+  } else if (in_device_runner(s)) {
+    runner = start_device_runner(s.req.artifact, s.params, options);
+  } else {
+    runner = start_host_runner(s.req.artifact, s.params, options, [] { return confine_process(false); });
+  }
   restrict_system_calls(s, obs);
   obs.isolation["candidate_process"] = runner.isolation;
   obs.isolation["candidate_process"]["separate"] = true;
@@ -77,18 +103,22 @@ LoadOutcome load(const ChildSetup& s, Observations& obs) {
 std::variant<LoadedCandidate, Verdict> prepare_load(const ChildSetup& s, Observations& obs) {
   LoadedCandidate loaded;
   if (s.req.format != common::Format::KERNELBENCH) return loaded;
-  if (auto prepared = prepare_kernelbench_loading(s.req.artifact); !prepared) {
-    return make_verdict(common::Status::RUNTIME_ERROR, prepared.error().message);
+  // The guard watches this interpreter, where the reference and the checker run; with the candidate
+  // in a process of its own it stays as a check that nothing came in (its loaders and audit are there).
+  if (!in_kernelbench_runner(s)) {
+    if (auto prepared = prepare_kernelbench_loading(s.req.artifact); !prepared) {
+      return make_verdict(common::Status::RUNTIME_ERROR, prepared.error().message);
+    }
   }
   settle_torch_lazy_state();  // done by the worker already, unless this child was forked before
   loaded.guard.emplace(s.task.module, s.task.model_class);
   obs.isolation["tamper_guard"] = true;
   // KernelBench's acceptance lets PyTorch operators do part of the work; the strict rules do not.
-  if (s.req.options.torch_op_audit && s.req.rules == common::RuleSet::STRICT) {
+  if (wants_op_audit(s) && !in_kernelbench_runner(s)) {
     auto audit = TorchOpAudit::create();
     obs.isolation["torch_op_audit"] = static_cast<bool>(audit);
     if (audit) {
-      loaded.op_audit.emplace(std::move(*audit));
+      loaded.op_audit = std::make_unique<TorchOpAudit>(std::move(*audit));
     } else {
       obs.isolation["torch_op_audit_error"] = audit.error().message;
     }
@@ -97,7 +127,7 @@ std::variant<LoadedCandidate, Verdict> prepare_load(const ChildSetup& s, Observa
 }
 
 std::optional<Verdict> load_candidate(const ChildSetup& s, LoadedCandidate& loaded, Observations& obs) {
-  LoadOutcome outcome = load(s, obs);
+  LoadOutcome outcome = load(s, loaded, obs);
   if (!outcome.candidate) return make_verdict(outcome.status, outcome.error);
   loaded.candidate = std::move(outcome.candidate);
   return std::nullopt;

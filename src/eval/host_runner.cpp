@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "eval/runner_candidate.hpp"
+#include "runner/cache_sweep.hpp"
 #include "runner/protocol.hpp"
 #include "sandbox/shared_pages.hpp"
 
@@ -22,25 +23,6 @@ namespace {
 using namespace std::chrono_literals;
 using runner::Header;
 
-// Evicts this core's private caches (and its TLB's reach) before a timed call, as the child's timer
-// does for its own core before the reference's: twice the L2, by one write per line.
-class CacheSweep {
- public:
-  static void run(void* self) { static_cast<CacheSweep*>(self)->sweep(); }
-  void sweep() {
-    if (buffer_.empty()) {
-      long l2 = ::sysconf(_SC_LEVEL2_CACHE_SIZE);
-      buffer_.assign(static_cast<std::size_t>(2 * (l2 > 0 ? l2 : 1l << 20)), 0);
-    }
-    for (std::size_t i = 0; i < buffer_.size(); i += 64) buffer_[i] = static_cast<char>(buffer_[i] + 1);
-    sink_ = buffer_[buffer_.size() / 2];
-  }
-
- private:
-  std::vector<char> buffer_;
-  volatile char sink_ = 0;
-};
-
 [[noreturn]] void run_runner(Header* h, std::byte* data, std::size_t data_bytes, pid_t parent,
                              const std::string& artifact, const ConfineProcess& confine) {
   // Dies with the child (and so with the engine's kill of the child); keeps no descriptor of it.
@@ -49,11 +31,11 @@ class CacheSweep {
   ::syscall(SYS_close_range, 3u, ~0u, 0u);
   runner::write_text(h, (confine ? confine() : nlohmann::json::object()).dump());
   h->reply.ring(1);
-  CacheSweep sweep;
+  runner::CacheSweep sweep;
   runner::RunnerHooks hooks;
   hooks.data = data;
   hooks.data_bytes = data_bytes;
-  hooks.flush = CacheSweep::run;
+  hooks.flush = runner::CacheSweep::run;
   hooks.state = &sweep;
   runner::serve(h, parent, artifact, hooks);
 }

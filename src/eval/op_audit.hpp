@@ -19,14 +19,21 @@
 
 namespace kernelrl::eval {
 
-class TorchOpAudit {
+// Runs a candidate call and names the refused operators it dispatched ("aten::_softmax"), each once,
+// in the order first seen, at most 8: here (TorchOpAudit) or in the candidate's own process, whose
+// runner audits the call it makes (eval/kernelbench_runner.hpp).
+class OpAudit {
+ public:
+  virtual ~OpAudit() = default;
+  virtual std::vector<std::string> refused_ops_during(const std::function<void()>& call) const = 0;
+};
+
+class TorchOpAudit : public OpAudit {
  public:
   // Fails when this torch has no TorchDispatchMode (torch < 1.13).
   static common::Expected<TorchOpAudit> create();
 
-  // Runs `call`; returns the refused operators it dispatched ("aten::_softmax"), each once, in
-  // the order first seen, at most 8.
-  std::vector<std::string> refused_ops_during(const std::function<void()>& call) const;
+  std::vector<std::string> refused_ops_during(const std::function<void()>& call) const override;
 
  private:
   TorchOpAudit(pybind11::object mode_class, pybind11::set allowed)

@@ -47,12 +47,18 @@ struct EvalOptions {
   // host clock from the child), with every defense on. Off by default until its timing has been
   // shown equal to in-process timing on the GPU (docs/security.md).
   bool native_candidate_process = false;
+  // kernelbench candidates (CPU or GPU) run in a process of their own (eval/kernelbench_runner.hpp:
+  // a program with its own interpreter and, on a GPU, its own CUDA context; ModelNew's outputs copied
+  // into slots the child reads; on a GPU timed on the host clock), with every defense on: the
+  // reference, the checker and the tamper guard's interpreter never see the candidate's code. Off by
+  // default until its timing has been compared on the GPU (docs/security.md).
+  bool kernelbench_candidate_process = false;
 };
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EvalOptions, device, n_trials, atol, rtol, time_kernels, n_warmup,
                                                 min_reps, max_reps, timing_budget_ms, flush_l2, allow_tf32, torch_op_audit,
                                                 max_held_device_mb, timeout_setup_s, timeout_load_s, timeout_correctness_s,
                                                 timeout_timing_s, timeout_eager_multiple, defenses, separate_process,
-                                                native_candidate_process)
+                                                native_candidate_process, kernelbench_candidate_process)
 
 }  // namespace kernelrl::eval

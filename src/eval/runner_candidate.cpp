@@ -1,14 +1,19 @@
 #include "eval/runner_candidate.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <thread>
 
+#include "eval/child_context.hpp"
 #include "eval/dtype.hpp"
+#include "eval/gpu.hpp"
 #include "eval/torch_tensors.hpp"
 #include "sandbox/thread_census.hpp"
 
@@ -44,7 +49,61 @@ std::size_t round_up(std::size_t n) { return (n + kAlignBytes - 1) / kAlignBytes
   _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
 }
 
+constexpr int kPagesFd = 3;  // where a runner program finds the protocol's pages
+
+// In the forked process: the pages at descriptor 3, then the runner program; never returns. The
+// arguments were made before the fork (no allocation here).
+[[noreturn]] void exec_runner(const char* tool, int pages_fd, char* const* argv) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // kept across exec: the runner dies with the child
+  if (pages_fd == kPagesFd) {
+    ::fcntl(kPagesFd, F_SETFD, 0);
+  } else if (::dup2(pages_fd, kPagesFd) != kPagesFd) {
+    _exit(127);
+  }
+  ::execv(tool, argv);
+  _exit(127);
+}
+
 }  // namespace
+
+pid_t spawn_runner(const char* tool, int pages_fd, const std::vector<std::string>& args) {
+  const char* name = std::strrchr(tool, '/') ? std::strrchr(tool, '/') + 1 : tool;
+  if (::access(tool, X_OK) != 0) {
+    throw TaskError{std::string(name) + " not found at " + tool + " (build the kernelrl_runtime target)"};
+  }
+  std::vector<std::string> all{name, std::to_string(kPagesFd)};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  ::signal(SIGCHLD, SIG_DFL);  // the runner's end must be waitable
+  const pid_t pid = ::fork();
+  if (pid == 0) exec_runner(tool, pages_fd, argv.data());
+  if (pid < 0) throw TaskError{std::string("cannot start the candidate's process: fork failed: ") + std::strerror(errno)};
+  // The runner may not read this process's memory through /proc/<pid>/mem (same user otherwise).
+  ::prctl(PR_SET_DUMPABLE, 0);
+  return pid;
+}
+
+RunnerMemory device_arena(runner::Header* h, std::size_t bytes) {
+  auto arena = std::make_shared<gpu::SharedArena>();
+  if (auto made = arena->init(bytes); !made) {
+    throw TaskError{"cannot allocate the candidate's device arena: " + made.error().message};
+  }
+  if (auto exported = arena->export_handle(h->ipc_handle, sizeof h->ipc_handle); !exported) {
+    throw TaskError{"cannot export the candidate's device arena: " + exported.error().message};
+  }
+  h->device = arena->device();
+  h->arena_bytes = bytes;
+  RunnerMemory memory;
+  memory.data = static_cast<std::byte*>(arena->data());
+  memory.bytes = bytes;
+  memory.cuda_device = arena->device();
+  // The child's copies into the arena (on its stream) end before the runner reads it.
+  memory.settle_staging = [] { return gpu::synchronize_and_check(); };
+  memory.owner = arena;
+  return memory;
+}
 
 RunnerCandidate::RunnerCandidate(sandbox::SharedPages pages, pid_t pid, RunnerMemory memory, bool flush_caches,
                                  int threads)
@@ -85,6 +144,16 @@ nlohmann::json RunnerCandidate::read_report() {
   wait_for_reply(0us);
   nlohmann::json report = nlohmann::json::parse(runner::read_text(h_), nullptr, false);
   if (!report.is_object()) report = {{"report_error", "the runner's confinement report is not a JSON object"}};
+  return report;
+}
+
+nlohmann::json RunnerCandidate::read_set_up_report() {
+  nlohmann::json report = read_report();
+  if (h_->rc != 0) throw TaskError{"the candidate's process could not set itself up: " + runner::read_text(h_)};
+  auto census = sandbox::thread_census(pid_);
+  if (!census) throw TaskError{"cannot count the candidate process's threads: " + census.error().message};
+  threads_ = census->n_threads;
+  report["threads_between_calls"] = census->n_threads;
   return report;
 }
 

@@ -10,6 +10,8 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -44,6 +46,15 @@ struct RunnerMemory {
   std::shared_ptr<void> owner;  // keeps the memory alive as long as the candidate (a device arena)
 };
 
+// Starts the runner program `tool` by fork and exec: `tool` 3 ARGS..., with the pages at descriptor
+// 3. The runner dies with this process (PR_SET_PDEATHSIG) and may not read its memory (this process
+// becomes non-dumpable). Throws TaskError when the tool is missing or the fork fails.
+pid_t spawn_runner(const char* tool, int pages_fd, const std::vector<std::string>& args);
+
+// A device arena of `bytes` on this process's device, exported into the header (its device, size and
+// CUDA IPC handle) for a GPU runner to map. Throws TaskError when it cannot be made.
+RunnerMemory device_arena(runner::Header* h, std::size_t bytes);
+
 class RunnerCandidate : public Candidate {
  public:
   // `threads`: how many threads the runner has when no call runs (1 for a forked host runner; a GPU
@@ -61,6 +72,9 @@ class RunnerCandidate : public Candidate {
   // Waits for that first answer and reads its text as the runner's confinement report (a JSON
   // object; one saying so when the text is not one).
   nlohmann::json read_report();
+  // The same for a runner that sets up a device or an interpreter first (throws TaskError when that
+  // failed: no candidate code ran yet), then counts its threads: all it may have between calls.
+  nlohmann::json read_set_up_report();
   // LOAD: nullopt when the candidate loaded there, else why not (FORMAT_ERROR: no entry point).
   std::optional<LoadOutcome> load();
 
@@ -75,10 +89,13 @@ class RunnerCandidate : public Candidate {
   bool in_another_cuda_context() const override { return memory_.cuda_device >= 0; }
   std::optional<std::string> refusal_between_calls() override;
 
- private:
+ protected:
   enum class Group { PARAMS, INPUTS, OUTPUTS };  // laid out in this order in the data region
   common::Fallible place(std::vector<pybind11::object>& values, Group group);
   pybind11::object over(std::byte* at, const pybind11::object& like) const;
+  const RunnerMemory& memory() const { return memory_; }
+
+ private:
 
   sandbox::SharedPages pages_;
   runner::Header* h_;

@@ -159,34 +159,53 @@ HostTensor host_view(const py::object& t) {
 }
 
 py::object tensor_over(void* data, const py::object& like) {
-  py::dict kw;
-  kw["dtype"] = like.attr("dtype");
-  const std::int64_t n_bytes = like.attr("numel")().cast<std::int64_t>() * like.attr("element_size")().cast<std::int64_t>();
-  if (n_bytes == 0) return torch().attr("empty")(like.attr("shape"), **kw);  // frombuffer refuses an empty buffer
-  py::memoryview mv = py::memoryview::from_memory(data, static_cast<py::ssize_t>(n_bytes), false);
-  py::dict bytes;
-  bytes["dtype"] = torch().attr("uint8");
-  return torch().attr("frombuffer")(mv, **bytes).attr("view")(like.attr("dtype")).attr("view")(like.attr("shape"));
+  auto dtype = parse_dtype(dtype_name(like));
+  if (!dtype) throw std::runtime_error("unsupported tensor dtype " + dtype_name(like));
+  return tensor_at(data, shape_of(like), *dtype, -1);
 }
 
 py::object device_tensor_over(void* data, const py::object& like, int device) {
+  auto dtype = parse_dtype(dtype_name(like));
+  if (!dtype) throw std::runtime_error("unsupported tensor dtype " + dtype_name(like));
+  return tensor_at(data, shape_of(like), *dtype, device);
+}
+
+// Host memory through a memoryview (torch.frombuffer), device memory through
+// __cuda_array_interface__: bytes first, then viewed as the dtype and the shape.
+py::object tensor_at(void* data, const std::vector<std::int64_t>& shape, DType dtype, int cuda_device) {
+  const py::object torch_dtype = torch().attr(std::string(to_string(dtype)).c_str());
+  py::tuple dims(shape.size());
+  std::int64_t numel = 1;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    dims[i] = shape[i];
+    numel *= shape[i];
+  }
+  const std::int64_t n_bytes = numel * static_cast<std::int64_t>(element_size_bytes(dtype));
   py::dict kw;
-  kw["dtype"] = like.attr("dtype");
-  kw["device"] = "cuda:" + std::to_string(device);
-  const std::int64_t n_bytes = like.attr("numel")().cast<std::int64_t>() * like.attr("element_size")().cast<std::int64_t>();
-  if (n_bytes == 0) return torch().attr("empty")(like.attr("shape"), **kw);
-  py::dict cai;
-  cai["shape"] = py::make_tuple(n_bytes);
-  cai["typestr"] = "|u1";
-  cai["data"] = py::make_tuple(reinterpret_cast<std::uintptr_t>(data), false);
-  cai["strides"] = py::none();
-  cai["version"] = 3;
-  py::dict attrs;
-  attrs["__cuda_array_interface__"] = cai;
-  py::object holder = py::module_::import("types").attr("SimpleNamespace")(**attrs);
-  py::dict on;
-  on["device"] = kw["device"];
-  return torch().attr("as_tensor")(holder, **on).attr("view")(like.attr("dtype")).attr("view")(like.attr("shape"));
+  kw["dtype"] = torch_dtype;
+  if (cuda_device >= 0) kw["device"] = "cuda:" + std::to_string(cuda_device);
+  if (n_bytes == 0) return torch().attr("empty")(dims, **kw);  // frombuffer refuses an empty buffer
+  py::object bytes;
+  if (cuda_device < 0) {
+    py::memoryview mv = py::memoryview::from_memory(data, static_cast<py::ssize_t>(n_bytes), false);
+    py::dict u8;
+    u8["dtype"] = torch().attr("uint8");
+    bytes = torch().attr("frombuffer")(mv, **u8);
+  } else {
+    py::dict cai;
+    cai["shape"] = py::make_tuple(n_bytes);
+    cai["typestr"] = "|u1";
+    cai["data"] = py::make_tuple(reinterpret_cast<std::uintptr_t>(data), false);
+    cai["strides"] = py::none();
+    cai["version"] = 3;
+    py::dict attrs;
+    attrs["__cuda_array_interface__"] = cai;
+    py::object holder = py::module_::import("types").attr("SimpleNamespace")(**attrs);
+    py::dict on;
+    on["device"] = kw["device"];
+    bytes = torch().attr("as_tensor")(holder, **on);
+  }
+  return bytes.attr("view")(torch_dtype).attr("view")(dims);
 }
 
 void copy_exact(const py::object& dst, const py::object& src) {

@@ -71,6 +71,9 @@ HostTensor host_view(const pybind11::object& t);
 pybind11::object tensor_over(void* data, const pybind11::object& like);
 // The same over device memory of CUDA device `device` (through __cuda_array_interface__; no copy).
 pybind11::object device_tensor_over(void* data, const pybind11::object& like, int device);
+// A tensor of `shape` and `dtype` over `data`: host memory when `cuda_device` < 0, else device memory
+// of that device. What the two above make, from a shape and dtype instead of a tensor.
+pybind11::object tensor_at(void* data, const std::vector<std::int64_t>& shape, DType dtype, int cuda_device);
 
 // dst.copy_(src) for tensors of one dtype and shape, bool ones as bytes (a poisoned 0xAB stays 0xAB).
 void copy_exact(const pybind11::object& dst, const pybind11::object& src);

@@ -11,64 +11,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/device_state.hpp"
 #include "runner/protocol.hpp"
 #include "sandbox/candidate_confinement.hpp"
 
 namespace kernelrl::runner {
 
 namespace {
-
-struct DeviceState {
-  cudaStream_t stream = nullptr;
-  void* flush_buffer = nullptr;
-  std::size_t flush_bytes = 0;
-  unsigned flushes = 0;
-  char message[512] = {};
-};
-
-// ARM: fills twice the L2 from this context, evicting what the last call (or the child's staging)
-// left there; the GPU switches to this context here, before the clock starts, not inside the call.
-void flush(void* state) {
-  auto* s = static_cast<DeviceState*>(state);
-  if (!s->flush_buffer) return;
-  cudaMemsetAsync(s->flush_buffer, static_cast<int>(++s->flushes & 0xff), s->flush_bytes, s->stream);
-  cudaStreamSynchronize(s->stream);
-}
-
-// After the candidate returned: all of its work, on any stream of this context, ends inside the call.
-const char* finish(void* state) {
-  auto* s = static_cast<DeviceState*>(state);
-  cudaError_t e = cudaDeviceSynchronize();
-  if (e == cudaSuccess) e = cudaGetLastError();
-  if (e == cudaSuccess) return nullptr;
-  std::snprintf(s->message, sizeof s->message, "CUDA error after the candidate's call: %s (%s)", cudaGetErrorString(e),
-                cudaGetErrorName(e));
-  return s->message;
-}
-
-std::string cuda_failure(const char* what, cudaError_t e) {
-  return std::string(what) + ": " + cudaGetErrorString(e) + " (" + cudaGetErrorName(e) + ")";
-}
-
-// The context, the arena and the flush buffer; an error text, or empty.
-std::string set_up_device(const Header* h, DeviceState& s, void*& arena) {
-  cudaError_t e = cudaSetDevice(h->device);
-  if (e != cudaSuccess) return cuda_failure("cudaSetDevice", e);
-  cudaIpcMemHandle_t handle;
-  static_assert(sizeof handle == kIpcHandleBytes);
-  std::memcpy(&handle, h->ipc_handle, sizeof handle);
-  if ((e = cudaIpcOpenMemHandle(&arena, handle, cudaIpcMemLazyEnablePeerAccess)) != cudaSuccess) {
-    return cuda_failure("cudaIpcOpenMemHandle", e);
-  }
-  if ((e = cudaStreamCreate(&s.stream)) != cudaSuccess) return cuda_failure("cudaStreamCreate", e);
-  int l2 = 0;
-  cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, h->device);
-  s.flush_bytes = 2 * static_cast<std::size_t>(l2 > 0 ? l2 : 1 << 20);
-  if ((e = cudaMalloc(&s.flush_buffer, s.flush_bytes)) != cudaSuccess) return cuda_failure("cudaMalloc", e);
-  flush(&s);  // the first work of this context, before the candidate's
-  if ((e = cudaStreamSynchronize(s.stream)) != cudaSuccess) return cuda_failure("the first flush", e);
-  return {};
-}
 
 int usage(const char* why) {
   std::fprintf(stderr, "kernelrl-gpu-runner: %s\nusage: kernelrl-gpu-runner PAGES_FD PAGES_BYTES PARENT_PID ARTIFACT\n"
@@ -107,8 +56,8 @@ int run_device_runner(int argc, char** argv) {
   hooks.data_bytes = h->arena_bytes;
   hooks.device = DLDevice{kDLCUDA, h->device};
   hooks.stream = state.stream;
-  hooks.flush = flush;
-  hooks.finish = finish;
+  hooks.flush = flush_device;
+  hooks.finish = finish_device;
   hooks.state = &state;
   serve(h, parent, artifact, hooks);
 }

@@ -22,16 +22,27 @@ namespace kernelrl::runner {
 constexpr int kMaxTensors = 256;
 constexpr int kMaxDims = 16;
 constexpr std::size_t kTextBytes = 4096;
+constexpr std::size_t kAuditTextBytes = 1024;
 constexpr std::size_t kIpcHandleBytes = 64;  // sizeof(cudaIpcMemHandle_t)
 
 // PING follows every CALL inside the timed region: the runner answers it only from its loop, so a
 // candidate that rings the CALL's reply itself and works on has that work timed all the same.
 // ARM is the last step before a timed call: the runner evicts its caches (CPU, or the GPU's L2 from
 // its own context, which also moves the GPU to that context before the clock starts).
-enum class Op : std::int32_t { LOAD = 1, ARM = 2, CALL = 3, EXIT = 4, PING = 5 };
+// A kernelbench runner (eval/kernelbench_serve.hpp) also takes ARGS, before a call and outside any
+// timed region: the call's argument list (the text: which argument is which input slot, the others
+// as Python literals), and COLLECT, after a call and outside any timed region: the tensors the call
+// returned, copied into the output slots.
+enum class Op : std::int32_t { LOAD = 1, ARM = 2, CALL = 3, EXIT = 4, PING = 5, ARGS = 6, COLLECT = 7 };
 
 // Load outcomes in Header::rc.
 constexpr std::int32_t kLoaded = 0, kCannotLoad = 1, kNoEntryPoint = 2;
+
+// A kernelbench call's outcome in Header::rc: it failed (the text says why: RUNTIME_ERROR), broke a
+// rule (REJECTED), or returned outputs that do not fit the output slots (their count, shapes and
+// dtypes are in Header::returned, for the checker to name the difference).
+constexpr std::int32_t kCallDone = 0, kCallFailed = 1, kCallRefused = 2, kCallWrongOutputs = 3;
+constexpr int kMaxReturned = 64;
 
 struct TensorSlot {
   std::uint64_t offset;  // bytes from the start of the data region (pages or device arena)
@@ -49,9 +60,14 @@ struct Header {
   Op op;
   std::int32_t flush_caches;  // ARM: evict the caches first (the child's timer flushes its own)
   std::int32_t rc;
+  std::int32_t audit_ops;  // kernelbench CALL: run under the PyTorch operator audit, refused ones in audit_text
   std::int32_t n_inputs, n_params, n_outputs;
+  // A kernelbench CALL answered kCallWrongOutputs: what it returned (offset unused; ndim -1: not a tensor).
+  std::int32_t n_returned;
+  TensorSlot returned[kMaxReturned];
   TensorSlot slots[kMaxTensors];
   char text[kTextBytes];
+  char audit_text[kAuditTextBytes];  // the refused operators of an audited kernelbench CALL, one per line
   // A GPU runner's arena: the device the child uses and the cudaIpcMemHandle_t of its allocation,
   // written before the runner starts; arena_bytes bounds every slot (checked by the runner).
   std::int32_t device;

@@ -21,13 +21,22 @@ namespace {
 using testing::known_gap_entries;
 using testing::source_path;
 
-// One engine per fixture, made once: `native_candidate_process` picks where native candidates run.
-template <bool kNativeCandidateProcess>
+// Where candidates run: all in the evaluating child, or native or kernelbench ones in their own process.
+enum class Apart { NONE, NATIVE, KERNELBENCH };
+
+EngineConfig gpu_config(Apart apart) {
+  EngineConfig config = testing::test_config("auto");
+  config.options.native_candidate_process = apart == Apart::NATIVE;
+  config.options.kernelbench_candidate_process = apart == Apart::KERNELBENCH;
+  return config;
+}
+
+// One engine per fixture, made once.
+template <Apart kApart>
 class GpuEngineFixture : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    EngineConfig config = testing::test_config("auto");
-    config.options.native_candidate_process = kNativeCandidateProcess;
+    EngineConfig config = gpu_config(kApart);
     auto e = Engine::create(config);
     if (!e) {
       setup_error_ = e.error().message;
@@ -47,10 +56,12 @@ class GpuEngineFixture : public ::testing::Test {
   static inline std::string setup_error_;
 };
 
-// Native candidates in the evaluating child (the default).
-using EngineGpuTest = GpuEngineFixture<false>;
+// Candidates in the evaluating child (the default).
+using EngineGpuTest = GpuEngineFixture<Apart::NONE>;
 // Native candidates in a process of their own (eval/device_runner.hpp).
-using NativeCandidateProcessGpuTest = GpuEngineFixture<true>;
+using NativeCandidateProcessGpuTest = GpuEngineFixture<Apart::NATIVE>;
+// kernelbench candidates in a process of their own (eval/kernelbench_runner.hpp).
+using KernelbenchCandidateProcessGpuTest = GpuEngineFixture<Apart::KERNELBENCH>;
 
 const EvalJob& correct_native() {
   static const EvalJob job{source_path("tests/ladder/task_softmax.py"), source_path("tests/ladder/native/correct_fast.cu"),
@@ -143,24 +154,24 @@ TEST_F(EngineGpuTest, AdversarialCorpusOnTheGpuScoresZero) { expect_corpus_score
 
 TEST_F(NativeCandidateProcessGpuTest, AdversarialCorpusOnTheGpuScoresZero) { expect_corpus_scores_zero(*engine_); }
 
-// The shipped native examples in their own process: OK, judged by the child (the result says the
-// candidate ran apart and was timed on the host clock), and timed as in the child: each example's
-// runtime and the reference's, medians of 3 evaluations alternating between this engine and one
-// that runs the candidate in the child, within 25% of each other. A GPU switching between the two
-// processes' contexts inside the timed calls (~0.3 ms each on an H200) fails this.
-TEST_F(NativeCandidateProcessGpuTest, NativeExamplesAreTimedAsInTheChild) {
-  auto in_child = Engine::create(testing::test_config("auto"));
+// Candidates in their own process: OK, judged by the child (the result says the candidate ran apart
+// and was timed on the host clock), and timed as in the child: each example's runtime and the
+// reference's, medians of 3 evaluations alternating between `engine` and one that runs the candidate
+// in the child, within 25% of each other. A GPU switching between the two processes' contexts
+// inside the timed calls (~0.3 ms each on an H200) fails this.
+void expect_timed_as_in_the_child(Engine& engine, const std::vector<std::string>& examples) {
+  auto in_child = Engine::create(gpu_config(Apart::NONE));
   ASSERT_TRUE(in_child) << in_child.error().message;
   const auto median3 = [](std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
   };
-  for (const std::string ex : {"vector_add", "softmax", "linear_relu"}) {
-    const EvalJob job{source_path("examples/" + ex + "/task.py"), source_path("examples/" + ex + "/native.cu"),
-                      std::nullopt, std::nullopt};
+  for (const std::string& ex : examples) {
+    const std::string dir = "examples/" + ex.substr(0, ex.find('/'));
+    const EvalJob job{source_path(dir + "/task.py"), source_path("examples/" + ex), std::nullopt, std::nullopt};
     std::vector<double> apart, here, ref_apart, ref_here;
     for (int i = 0; i < 3; ++i) {
-      auto a = engine_->evaluate(job);
+      auto a = engine.evaluate(job);
       ASSERT_TRUE(a) << a.error().message;
       ASSERT_EQ(a->status, common::Status::OK) << ex << ": " << a->error.message;
       EXPECT_TRUE(a->isolation["candidate_process"].value("separate", false)) << a->isolation.dump();
@@ -172,13 +183,21 @@ TEST_F(NativeCandidateProcessGpuTest, NativeExamplesAreTimedAsInTheChild) {
       ref_apart.push_back(a->ref_runtime_us), ref_here.push_back(b->ref_runtime_us);
     }
     const double ratio = median3(apart) / median3(here), ref_ratio = median3(ref_apart) / median3(ref_here);
-    std::printf("candidate process %-12s runtime %.1f us apart vs %.1f in the child (x%.3f); reference %.1f vs %.1f "
+    std::printf("candidate process %-26s runtime %.1f us apart vs %.1f in the child (x%.3f); reference %.1f vs %.1f "
                 "(x%.3f); speedup %.3f vs %.3f\n",
                 ex.c_str(), median3(apart), median3(here), ratio, median3(ref_apart), median3(ref_here), ref_ratio,
                 median3(ref_apart) / median3(apart), median3(ref_here) / median3(here));
     EXPECT_LT(ratio, 1.25) << ex;
     EXPECT_GT(ratio, 0.8) << ex;
   }
+}
+
+TEST_F(NativeCandidateProcessGpuTest, NativeExamplesAreTimedAsInTheChild) {
+  expect_timed_as_in_the_child(*engine_, {"vector_add/native.cu", "softmax/native.cu", "linear_relu/native.cu"});
+}
+
+TEST_F(KernelbenchCandidateProcessGpuTest, KernelbenchExampleIsTimedAsInTheChild) {
+  expect_timed_as_in_the_child(*engine_, {"vector_add/kernelbench.py"});
 }
 
 TEST_F(EngineGpuTest, NativeAndKernelbenchExamplesAreCorrectAndTimed) {
@@ -202,7 +221,10 @@ TEST_F(EngineGpuTest, NativeAndKernelbenchExamplesAreCorrectAndTimed) {
 // models write them must come out OK with a plausible runtime, and the kernelbench hacks not OK,
 // each with its exact expected status under its rule set, all through the batch path (compiles in
 // parallel, evaluations as they finish). A rule that refuses honest work fails here.
-TEST_F(EngineGpuTest, KernelbenchCorpusIsClassifiedUnderItsRules) {
+// `exact`: every entry gets its expected status (or one also accepted); otherwise hacks need only
+// score zero (a candidate in its own process that patches torch or the task changes only its own
+// interpreter: judged on its own outputs, it is WRONG_OUTPUT where in process it is REJECTED).
+void expect_kernelbench_corpus_classified(Engine& engine, bool exact) {
   const std::string corpus = "tests/kernelbench_corpus/manifest.json";
   auto entries = read_batch_file(source_path(corpus));
   ASSERT_TRUE(entries) << entries.error().message;
@@ -216,7 +238,7 @@ TEST_F(EngineGpuTest, KernelbenchCorpusIsClassifiedUnderItsRules) {
   }
   std::map<std::string, int> by_status;
   int n_honest_ok = 0, n_honest = 0;
-  auto results = engine_->evaluate_batch(jobs, [&](std::size_t k, const common::Expected<EvalResult>& r) {
+  auto results = engine.evaluate_batch(jobs, [&](std::size_t k, const common::Expected<EvalResult>& r) {
     const auto& e = (*entries)[index[k]];
     const std::string rules(common::to_string(e.job.rules.value_or(common::RuleSet::STRICT)));
     if (!r) {
@@ -228,7 +250,9 @@ TEST_F(EngineGpuTest, KernelbenchCorpusIsClassifiedUnderItsRules) {
     const bool honest = *e.expect == common::Status::OK;
     n_honest += honest;
     n_honest_ok += honest && r->status == common::Status::OK;
-    if (!alternatives[index[k]].contains(status)) {
+    if (!exact && !honest) {
+      EXPECT_NE(r->status, common::Status::OK) << e.job.candidate << " (" << rules << ")";
+    } else if (!alternatives[index[k]].contains(status)) {
       EXPECT_EQ(status, common::to_string(*e.expect))
           << e.job.candidate << " (" << rules << "): " << r->error.message << "\n" << r->error.compile_log;
     }
@@ -251,6 +275,12 @@ TEST_F(EngineGpuTest, KernelbenchCorpusIsClassifiedUnderItsRules) {
   std::printf("kb-corpus summary: %zu entries, honest OK %d of %d;%s\n", jobs.size(), n_honest_ok, n_honest,
               counts.c_str());
   EXPECT_GE(n_honest, 30);
+}
+
+TEST_F(EngineGpuTest, KernelbenchCorpusIsClassifiedUnderItsRules) { expect_kernelbench_corpus_classified(*engine_, true); }
+
+TEST_F(KernelbenchCandidateProcessGpuTest, KernelbenchCorpusScoresAsInTheChild) {
+  expect_kernelbench_corpus_classified(*engine_, false);
 }
 
 }  // namespace

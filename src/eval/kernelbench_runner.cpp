@@ -1,0 +1,186 @@
+#include "eval/kernelbench_runner.hpp"
+
+#include <unistd.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "eval/torch_tensors.hpp"
+#include "kernelrl/build_config.hpp"
+
+namespace py = pybind11;
+
+namespace kernelrl::eval {
+
+namespace {
+
+using namespace std::chrono_literals;
+using runner::Op;
+
+class KernelbenchRunnerCandidate : public RunnerCandidate {
+ public:
+  KernelbenchRunnerCandidate(sandbox::SharedPages pages, pid_t pid, RunnerMemory memory, bool flush_caches,
+                             std::vector<py::object> output_likes)
+      : RunnerCandidate(std::move(pages), pid, std::move(memory), flush_caches, 1 << 20),
+        outputs_(std::move(output_likes)) {}
+
+  // ModelNew returns its outputs; the runner copies them into the output slots at collect().
+  bool uses_preallocated_outputs() const override { return false; }
+
+  // The inputs into their slots, the output slots laid out after them, then the argument list (which
+  // argument is which input slot; the others as Python literals) for the runner to rebuild.
+  common::Fallible stage(CallArgs& args) override {
+    if (auto placed = place(args.inputs, Group::INPUTS); !placed) return placed;
+    if (auto placed = place(outputs_, Group::OUTPUTS); !placed) return placed;
+    nlohmann::json list = nlohmann::json::array();
+    int slot = 0;
+    for (const auto& v : args.inputs) {
+      if (is_tensor(v)) {
+        list.push_back({{"slot", slot++}});
+      } else {
+        list.push_back({{"literal", py::repr(v).cast<std::string>()}});
+      }
+    }
+    const std::string text = list.dump();
+    if (text.size() >= runner::kTextBytes) {
+      return common::make_error("the call's arguments that are not tensors take more than the " +
+                                std::to_string(runner::kTextBytes) + " bytes the candidate process takes");
+    }
+    if (memory().settle_staging) {
+      if (auto settled = memory().settle_staging(); !settled) return settled;
+    }
+    runner::write_text(header(), text);
+    request(Op::ARGS, 0us);
+    if (header()->rc != 0) return common::make_error(runner::read_text(header()));
+    return common::Ok{};
+  }
+
+  CallOutcome call(CallArgs&, void*) override {
+    CallOutcome out;
+    header()->audit_ops = audit_next_ ? 1 : 0;
+    const bool audited = audit_next_;
+    audit_next_ = false;
+    pending_collect_ = false;
+    request(Op::CALL, 5ms);
+    request(Op::PING, 5ms);
+    refused_.clear();
+    if (audited) {
+      std::istringstream lines(std::string(header()->audit_text, strnlen(header()->audit_text, runner::kAuditTextBytes - 1)));
+      for (std::string op; std::getline(lines, op) && refused_.size() < 8;) {
+        if (!op.empty()) refused_.push_back(op);
+      }
+    }
+    switch (header()->rc) {
+      case runner::kCallDone:
+        out.outputs = outputs_;
+        pending_collect_ = true;
+        break;
+      case runner::kCallRefused:
+        out.failure = CallFailure{runner::read_text(header()), true};
+        break;
+      case runner::kCallWrongOutputs:
+        out.outputs = returned_shapes();
+        break;
+      default:
+        out.failure = CallFailure{runner::read_text(header())};
+        if (out.failure->message.empty()) out.failure->message = "ModelNew's call failed in the candidate's process";
+    }
+    return out;
+  }
+
+  // The outputs of the last call into their slots, before the call is judged (outside the clock).
+  common::Fallible collect(CallArgs&) override {
+    if (!pending_collect_) return common::Ok{};
+    pending_collect_ = false;
+    request(Op::COLLECT, 0us);
+    if (header()->rc != 0) return common::make_error(runner::read_text(header()));
+    return common::Ok{};
+  }
+
+  void audit_next_call() { audit_next_ = true; }
+  const std::vector<std::string>& refused_ops_of_last_call() const { return refused_; }
+
+ private:
+  // What the call returned when it did not fit the output slots: tensors without storage ("meta")
+  // of the returned shapes and dtypes (None for what was not a tensor), for the checker to name the
+  // difference as it would in process. The runner's numbers are bounded; nothing is allocated.
+  std::vector<py::object> returned_shapes() const {
+    std::vector<py::object> out;
+    const int n = std::min(std::max(header()->n_returned, 0), runner::kMaxReturned);
+    py::module_ torch = py::module_::import("torch");
+    for (int i = 0; i < n; ++i) {
+      const runner::TensorSlot& r = header()->returned[i];
+      auto dtype = from_dlpack(DlpackType{r.dtype.code, r.dtype.bits});
+      if (r.ndim < 0 || r.ndim > runner::kMaxDims || !dtype) {
+        out.push_back(py::none());
+        continue;
+      }
+      py::tuple shape(static_cast<std::size_t>(r.ndim));
+      for (int d = 0; d < r.ndim; ++d) shape[static_cast<std::size_t>(d)] = r.shape[d];
+      py::dict kw;
+      kw["dtype"] = torch.attr(std::string(to_string(*dtype)).c_str());
+      kw["device"] = "meta";
+      out.push_back(torch.attr("empty")(shape, **kw));
+    }
+    return out;
+  }
+
+  std::vector<py::object> outputs_;  // the child's tensors over the output slots
+  bool audit_next_ = false;
+  bool pending_collect_ = false;
+  std::vector<std::string> refused_;
+};
+
+// The operator audit of a call made in the runner: the runner runs it under its own dispatch mode.
+class RunnerOpAudit : public OpAudit {
+ public:
+  explicit RunnerOpAudit(KernelbenchRunnerCandidate* candidate) : candidate_(candidate) {}
+  std::vector<std::string> refused_ops_during(const std::function<void()>& call) const override {
+    candidate_->audit_next_call();
+    call();
+    return candidate_->refused_ops_of_last_call();
+  }
+
+ private:
+  KernelbenchRunnerCandidate* candidate_;  // owned by the same LoadedCandidate
+};
+
+}  // namespace
+
+KernelbenchRunnerStart start_kernelbench_runner(const ChildSetup& s, const RunnerOptions& options, bool audit_ops) {
+  auto pages = sandbox::SharedPages::create_in_memory_file(runner::kDataOffset + (s.cuda ? 0 : options.tensor_bytes));
+  if (!pages) throw TaskError{"cannot start the candidate's process: " + pages.error().message};
+  auto* h = new (pages->data()) runner::Header{};
+  RunnerMemory memory;
+  if (s.cuda) {
+    memory = device_arena(h, options.tensor_bytes);
+  } else {
+    memory.data = pages->data() + runner::kDataOffset;
+    memory.bytes = options.tensor_bytes;
+  }
+  // kernelrl-kernelbench-runner PAGES_FD PAGES_BYTES PARENT_PID ENTRY_DIR DISPLAY_NAME TASK_PATH INIT_SEED DEVICE
+  const pid_t pid = spawn_runner(build::kernelbench_runner_tool, pages->fd(),
+                                 {std::to_string(pages->size()), std::to_string(::getpid()), s.req.artifact,
+                                  s.req.candidate, s.task.path.string(), std::to_string(s.init_seed),
+                                  s.cuda ? "cuda" : "cpu"});
+  std::vector<py::object> output_likes;
+  for (const auto& spec : s.output_specs) output_likes.push_back(s.empty_like(spec));
+  auto candidate = std::make_unique<KernelbenchRunnerCandidate>(std::move(*pages), pid, std::move(memory),
+                                                                options.flush_caches, std::move(output_likes));
+  KernelbenchRunnerStart out;
+  out.runner.isolation = candidate->read_set_up_report();
+  if (auto failed = candidate->load()) {
+    out.runner.loaded = std::move(*failed);
+    return out;
+  }
+  if (audit_ops && out.runner.isolation.value("torch_op_audit", false)) {
+    out.op_audit = std::make_unique<RunnerOpAudit>(candidate.get());
+  }
+  out.runner.loaded.candidate = std::move(candidate);
+  return out;
+}
+
+}  // namespace kernelrl::eval

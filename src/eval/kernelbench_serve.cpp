@@ -1,0 +1,420 @@
+#include "eval/kernelbench_serve.hpp"
+
+#include <pybind11/pybind11.h>
+
+#include <cuda_runtime.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "eval/candidate.hpp"
+#include "eval/dtype.hpp"
+#include "eval/op_audit.hpp"
+#include "eval/tamper_guard.hpp"
+#include "eval/torch_tensors.hpp"
+#include "runner/cache_sweep.hpp"
+#include "runner/device_state.hpp"
+#include "runner/protocol.hpp"
+#include "sandbox/candidate_confinement.hpp"
+#include "sandbox/confinement.hpp"
+#include "sandbox/shared_pages.hpp"
+#include "task/python_runtime.hpp"
+#include "task/task.hpp"
+
+namespace py = pybind11;
+
+namespace kernelrl::eval {
+
+namespace {
+
+using namespace std::chrono_literals;
+using runner::Header;
+using runner::Op;
+using runner::TensorSlot;
+
+constexpr std::uint64_t kHostMemoryHeadroomBytes = 8ull << 30;  // as the evaluating child on the CPU
+
+struct RunnerArgs {
+  int pages_fd = -1;
+  std::size_t pages_bytes = 0;
+  pid_t parent = 0;
+  std::string entry_dir, display_name, task_path;
+  std::uint64_t init_seed = 0;
+  bool cuda = false;
+};
+
+// One output of the last call, kept alive until the next: where its bytes are and how many.
+struct ReturnedOutput {
+  const void* data = nullptr;
+  std::size_t bytes = 0;
+  py::object keep;
+};
+
+std::size_t slot_bytes(const TensorSlot& s) {
+  auto dtype = from_dlpack(DlpackType{s.dtype.code, s.dtype.bits});
+  std::size_t n = dtype ? element_size_bytes(*dtype) : 0;
+  for (int d = 0; d < s.ndim; ++d) n *= static_cast<std::size_t>(std::max<std::int64_t>(s.shape[d], 0));
+  return n;
+}
+
+class KernelbenchServer {
+ public:
+  KernelbenchServer(Header* h, std::byte* pages, RunnerArgs args) : h_(h), pages_(pages), a_(std::move(args)) {}
+
+  // The device (or the pages' data region), the interpreter, the loaders, the audit, the task's init
+  // inputs and the confinement; the confinement report, or an error text.
+  std::variant<nlohmann::json, std::string> set_up();
+  [[noreturn]] void serve();
+
+ private:
+  std::int32_t load();
+  std::int32_t build_args();
+  std::int32_t call();
+  std::int32_t collect();
+  bool in_bounds(const TensorSlot& s) const {
+    return s.ndim >= 0 && s.ndim <= runner::kMaxDims && s.offset <= data_bytes_ && slot_bytes(s) <= data_bytes_ - s.offset;
+  }
+  const TensorSlot* output_slots() const { return h_->slots + h_->n_inputs + h_->n_params; }
+  // Whether the returned outputs fit the output slots (count, shapes, dtypes).
+  bool outputs_fit(const std::vector<py::object>& outs) const;
+  void report_returned(const std::vector<py::object>& outs);
+
+  Header* h_;
+  std::byte* pages_;
+  RunnerArgs a_;
+  std::byte* data_ = nullptr;
+  std::size_t data_bytes_ = 0;
+  int cuda_device_ = -1;
+  runner::DeviceState device_state_;
+  runner::CacheSweep sweep_;
+  py::object device_, init_inputs_, tensor_type_, parameter_type_, literal_eval_;
+  std::optional<TorchOpAudit> audit_;
+  std::unique_ptr<Candidate> candidate_;
+  CallArgs args_;
+  std::vector<ReturnedOutput> returned_;
+};
+
+std::variant<nlohmann::json, std::string> KernelbenchServer::set_up() {
+  if (a_.cuda) {
+    void* arena = nullptr;
+    const std::string failed = runner::set_up_device(h_, device_state_, arena);
+    if (!failed.empty()) return failed;
+    data_ = static_cast<std::byte*>(arena);
+    data_bytes_ = h_->arena_bytes;
+    cuda_device_ = h_->device;
+  } else {
+    data_ = pages_ + runner::kDataOffset;
+    data_bytes_ = a_.pages_bytes - runner::kDataOffset;
+  }
+  if (auto started = task::start_python(); !started) return started.error().message;
+  nlohmann::json report = nlohmann::json::object();
+  try {
+    py::module_ torch = py::module_::import("torch");
+    if (a_.cuda) {
+      torch.attr("cuda").attr("set_device")(cuda_device_);
+      device_ = torch.attr("device")("cuda:" + std::to_string(cuda_device_));
+    } else {
+      device_ = torch.attr("device")("cpu");
+    }
+    // torch's own set-up (the CUDA state, the CPU thread pool) before the thread count is taken.
+    py::dict on;
+    on["device"] = device_;
+    torch.attr("ones")(1 << 22, **on).attr("sum")().attr("item")();
+    if (auto prepared = prepare_kernelbench_loading(a_.entry_dir); !prepared) return prepared.error().message;
+    settle_torch_lazy_state();
+    auto audit = TorchOpAudit::create();
+    report["torch_op_audit"] = static_cast<bool>(audit);
+    if (audit) {
+      audit_.emplace(std::move(*audit));
+    } else {
+      report["torch_op_audit_error"] = audit.error().message;
+    }
+    // Held from before the candidate's code runs: it may rebind torch.Tensor, not these references.
+    tensor_type_ = torch.attr("Tensor");
+    parameter_type_ = torch.attr("nn").attr("Parameter");
+    literal_eval_ = py::module_::import("ast").attr("literal_eval");
+    // The task only for its constructor arguments, under the seed the child drew for them.
+    auto task = task::load_task(a_.task_path);
+    if (!task) return task.error().message;
+    torch.attr("manual_seed")(a_.init_seed);
+    init_inputs_ = task->get_init_inputs();
+  } catch (py::error_already_set& e) {
+    return std::string("cannot set up the candidate's interpreter: ") + e.what();
+  }
+  report.update(sandbox::confine_candidate_process());
+  if (!a_.cuda) {
+    auto limit = sandbox::limit_address_space_growth(kHostMemoryHeadroomBytes);
+    if (limit) report["address_space_limit_bytes"] = *limit;
+  }
+  return report;
+}
+
+std::int32_t KernelbenchServer::load() {
+  LoadOutcome out = load_kernelbench(a_.entry_dir, a_.display_name, init_inputs_, device_, a_.init_seed);
+  if (out.candidate) {
+    candidate_ = std::move(out.candidate);
+    return runner::kLoaded;
+  }
+  runner::write_text(h_, out.error);
+  return out.status == common::Status::FORMAT_ERROR ? runner::kNoEntryPoint : runner::kCannotLoad;
+}
+
+// The text is a JSON array, one entry per argument of forward: {"slot": k} (input slot k) or
+// {"literal": "repr"} (a value that is not a tensor, rebuilt by ast.literal_eval).
+std::int32_t KernelbenchServer::build_args() {
+  auto fail = [this](const std::string& why) {
+    runner::write_text(h_, "the call's arguments: " + why);
+    return 1;
+  };
+  const nlohmann::json list = nlohmann::json::parse(runner::read_text(h_), nullptr, false);
+  if (!list.is_array()) return fail("not a JSON array");
+  if (h_->n_inputs < 0 || h_->n_inputs > runner::kMaxTensors) return fail("bad input count");
+  args_.inputs.clear();
+  try {
+    for (const auto& entry : list) {
+      if (entry.contains("slot")) {
+        const int k = entry["slot"].get<int>();
+        if (k < 0 || k >= h_->n_inputs || !in_bounds(h_->slots[k])) return fail("slot out of range");
+        const TensorSlot& s = h_->slots[k];
+        auto dtype = from_dlpack(DlpackType{s.dtype.code, s.dtype.bits});
+        if (!dtype) return fail("unsupported dtype");
+        args_.inputs.push_back(tensor_at(data_ + s.offset, std::vector<std::int64_t>(s.shape, s.shape + s.ndim),
+                                         *dtype, cuda_device_));
+      } else {
+        args_.inputs.push_back(literal_eval_(entry.at("literal").get<std::string>()));
+      }
+    }
+  } catch (py::error_already_set& e) {
+    return fail(e.what());
+  } catch (const nlohmann::json::exception& e) {
+    return fail(e.what());
+  }
+  return 0;
+}
+
+bool KernelbenchServer::outputs_fit(const std::vector<py::object>& outs) const {
+  if (outs.size() != static_cast<std::size_t>(h_->n_outputs)) return false;
+  for (std::size_t i = 0; i < outs.size(); ++i) {
+    const TensorSlot& s = output_slots()[i];
+    if (!is_tensor(outs[i]) || !in_bounds(s)) return false;
+    if (shape_of(outs[i]) != std::vector<std::int64_t>(s.shape, s.shape + s.ndim)) return false;
+    auto dtype = from_dlpack(DlpackType{s.dtype.code, s.dtype.bits});
+    if (!dtype || dtype_name(outs[i]) != to_string(*dtype)) return false;
+  }
+  return true;
+}
+
+void KernelbenchServer::report_returned(const std::vector<py::object>& outs) {
+  h_->n_returned = static_cast<std::int32_t>(std::min<std::size_t>(outs.size(), runner::kMaxReturned));
+  for (int i = 0; i < h_->n_returned; ++i) {
+    TensorSlot& r = h_->returned[i];
+    r = TensorSlot{};
+    r.ndim = -1;
+    const py::object& o = outs[static_cast<std::size_t>(i)];
+    if (!is_tensor(o)) continue;
+    const auto shape = shape_of(o);
+    auto dtype = parse_dtype(dtype_name(o));
+    if (!dtype || shape.size() > static_cast<std::size_t>(runner::kMaxDims)) continue;
+    const auto dl = to_dlpack(*dtype);
+    r.dtype = DLDataType{dl.code, dl.bits, 1};
+    r.ndim = static_cast<std::int32_t>(shape.size());
+    std::copy(shape.begin(), shape.end(), r.shape);
+  }
+}
+
+// Everything the candidate does for this call happens before the answer (the child's clock stops at
+// the PING after it): forward, the checks of what it returned, the contiguous copies, the whole
+// context synchronised.
+std::int32_t KernelbenchServer::call() {
+  h_->n_returned = 0;
+  h_->audit_text[0] = '\0';
+  returned_.clear();
+  if (!candidate_) {
+    runner::write_text(h_, "no candidate was loaded");
+    return runner::kCallFailed;
+  }
+  std::int32_t rc = runner::kCallDone;
+  try {
+    CallOutcome outcome;
+    std::vector<std::string> refused;
+    const auto run = [&] { outcome = candidate_->call(args_, nullptr); };
+    if (h_->audit_ops && audit_) {
+      refused = audit_->refused_ops_during(run);
+    } else {
+      run();
+    }
+    std::string listed;
+    for (const auto& op : refused) listed += op + "\n";
+    std::snprintf(h_->audit_text, runner::kAuditTextBytes, "%s", listed.c_str());
+    if (outcome.failure) {
+      runner::write_text(h_, outcome.failure->message);
+      rc = outcome.failure->rule_broken ? runner::kCallRefused : runner::kCallFailed;
+    } else {
+      // A subclass of torch.Tensor by the type object itself (no isinstance hook of the candidate's).
+      for (std::size_t i = 0; i < outcome.outputs.size() && rc == runner::kCallDone; ++i) {
+        PyTypeObject* type = Py_TYPE(outcome.outputs[i].ptr());
+        if (PyType_IsSubtype(type, reinterpret_cast<PyTypeObject*>(tensor_type_.ptr())) &&
+            type != reinterpret_cast<PyTypeObject*>(tensor_type_.ptr()) &&
+            type != reinterpret_cast<PyTypeObject*>(parameter_type_.ptr())) {
+          runner::write_text(h_, "ModelNew.forward returned a torch.Tensor subclass as output " + std::to_string(i) +
+                                     ": outputs must be plain torch.Tensor objects");
+          rc = runner::kCallRefused;
+        }
+      }
+      if (rc == runner::kCallDone && !outputs_fit(outcome.outputs)) {
+        report_returned(outcome.outputs);
+        rc = runner::kCallWrongOutputs;
+      }
+      for (std::size_t i = 0; rc == runner::kCallDone && i < outcome.outputs.size(); ++i) {
+        py::object t = outcome.outputs[i];
+        if (!py::object(t.attr("device")).equal(device_) || !t.attr("is_contiguous")().cast<bool>()) {
+          t = t.attr("to")(device_).attr("contiguous")();
+        }
+        ReturnedOutput out;
+        out.data = reinterpret_cast<const void*>(t.attr("data_ptr")().cast<std::uintptr_t>());
+        out.bytes = slot_bytes(output_slots()[i]);
+        out.keep = t;
+        returned_.push_back(std::move(out));
+      }
+    }
+  } catch (py::error_already_set& e) {
+    runner::write_text(h_, std::string("ModelNew's call failed: ") + task::format_python_error(e.what(), ""));
+    rc = runner::kCallFailed;
+    returned_.clear();
+  }
+  if (a_.cuda) {
+    if (const char* failed = runner::finish_device(&device_state_)) {
+      runner::write_text(h_, failed);
+      rc = runner::kCallFailed;
+      returned_.clear();
+    }
+  }
+  return rc;
+}
+
+// The last call's outputs into the output slots: plain copies, no Python.
+std::int32_t KernelbenchServer::collect() {
+  if (returned_.size() != static_cast<std::size_t>(h_->n_outputs)) {
+    runner::write_text(h_, "no outputs of a completed call to collect");
+    return 1;
+  }
+  for (std::size_t i = 0; i < returned_.size(); ++i) {
+    const TensorSlot& s = output_slots()[i];
+    if (!in_bounds(s) || slot_bytes(s) != returned_[i].bytes) {
+      runner::write_text(h_, "the output slots were changed outside the evaluator");
+      return 1;
+    }
+    if (returned_[i].bytes == 0) continue;
+    if (!a_.cuda) {
+      std::memcpy(data_ + s.offset, returned_[i].data, returned_[i].bytes);
+    } else if (cudaMemcpyAsync(data_ + s.offset, returned_[i].data, returned_[i].bytes, cudaMemcpyDefault,
+                               device_state_.stream) != cudaSuccess) {
+      break;  // the error is read below
+    }
+  }
+  if (a_.cuda) {
+    cudaError_t e = cudaStreamSynchronize(device_state_.stream);
+    if (e == cudaSuccess) e = cudaGetLastError();
+    if (e != cudaSuccess) {
+      runner::write_text(h_, std::string("copying the candidate's outputs failed: ") + cudaGetErrorString(e));
+      return 1;
+    }
+  }
+  return 0;
+}
+
+void KernelbenchServer::serve() {
+  std::uint32_t seq = 1;
+  Op last = Op::LOAD;
+  const pid_t parent = a_.parent;
+  const auto parent_alive = [parent] { return ::getppid() == parent; };
+  for (;;) {
+    ++seq;
+    // Spin after an ARM and after a call, as runner::serve does (the next request is timed).
+    const auto spin = last == Op::ARM ? 200ms : last == Op::CALL || last == Op::PING ? 50ms : 0ms;
+    if (!h_->command.wait_for(seq, spin, 1000ms, parent_alive)) _exit(1);
+    last = h_->op;
+    switch (h_->op) {
+      case Op::LOAD:
+        h_->rc = load();
+        break;
+      case Op::ARGS:
+        h_->rc = build_args();
+        break;
+      case Op::ARM:
+        if (h_->flush_caches) a_.cuda ? runner::flush_device(&device_state_) : sweep_.sweep();
+        h_->rc = 0;
+        break;
+      case Op::CALL:
+        h_->rc = call();
+        break;
+      case Op::PING:  // leaves rc and text to the call before it
+        break;
+      case Op::COLLECT:
+        h_->rc = collect();
+        break;
+      default:
+        std::fflush(nullptr);
+        _exit(0);
+    }
+    h_->reply.ring(seq);
+  }
+}
+
+int usage(const char* why) {
+  std::fprintf(stderr,
+               "kernelrl-kernelbench-runner: %s\nusage: kernelrl-kernelbench-runner PAGES_FD PAGES_BYTES PARENT_PID "
+               "ENTRY_DIR DISPLAY_NAME TASK_PATH INIT_SEED cpu|cuda\n(started by an evaluating child, not by hand)\n",
+               why);
+  return 64;
+}
+
+}  // namespace
+
+int run_kernelbench_runner(int argc, char** argv) {
+  if (argc != 9) return usage("expected 8 arguments");
+  RunnerArgs a;
+  a.pages_fd = std::atoi(argv[1]);
+  a.pages_bytes = static_cast<std::size_t>(std::strtoull(argv[2], nullptr, 10));
+  a.parent = static_cast<pid_t>(std::atol(argv[3]));
+  a.entry_dir = argv[4];
+  a.display_name = argv[5];
+  a.task_path = argv[6];
+  a.init_seed = std::strtoull(argv[7], nullptr, 10);
+  const std::string device = argv[8];
+  if (device != "cpu" && device != "cuda") return usage("DEVICE must be cpu or cuda");
+  a.cuda = device == "cuda";
+  if (::getppid() != a.parent) return usage("PARENT_PID is not this process's parent");
+  if (a.pages_bytes < runner::kDataOffset) return usage("PAGES_BYTES is smaller than the protocol's header");
+  auto pages = sandbox::SharedPages::map_memory_file(a.pages_fd, a.pages_bytes);
+  if (!pages) return usage(pages.error().message.c_str());
+  ::syscall(SYS_close_range, 3u, ~0u, 0u);  // the mapping stays; no descriptor of the child's is kept
+  auto* h = reinterpret_cast<Header*>(pages->data());
+  KernelbenchServer server(h, pages->data(), std::move(a));
+  auto report = server.set_up();
+  if (auto* failed = std::get_if<std::string>(&report)) {
+    runner::write_text(h, *failed);
+    h->rc = -1;
+    h->reply.ring(1);
+    std::fflush(nullptr);
+    _exit(1);
+  }
+  runner::write_text(h, std::get<nlohmann::json>(report).dump());
+  h->rc = 0;
+  h->reply.ring(1);
+  server.serve();
+}
+
+}  // namespace kernelrl::eval

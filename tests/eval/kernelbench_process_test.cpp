@@ -1,0 +1,194 @@
+// kernelbench candidates in a process of their own (EvalOptions::kernelbench_candidate_process,
+// eval/kernelbench_runner.hpp), on the CPU: honest candidates of the corpus still score OK there,
+// every kernelbench hack of the adversarial corpus still scores zero, what the candidate patches stays
+// in its own interpreter (the reference is untouched, so a patcher is judged on its own outputs),
+// wrong outputs are named as in process, and a non-contiguous or literal-argument call works.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include "eval/batch_file.hpp"
+#include "engine_test_util.hpp"
+
+namespace kernelrl::eval {
+namespace {
+
+using testing::source_path;
+
+class KernelbenchProcessTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    EngineConfig config = testing::test_config("cpu");
+    config.options.kernelbench_candidate_process = true;
+    auto e = Engine::create(config);
+    ASSERT_TRUE(e) << e.error().message;
+    engine_ = std::move(*e);
+  }
+  static void TearDownTestSuite() {
+    engine_.reset();
+    std::filesystem::remove_all(testing::test_cache_dir());
+  }
+
+  static EvalResult evaluate(const std::string& task, const std::filesystem::path& candidate) {
+    auto r = engine_->evaluate({source_path(task), candidate, std::nullopt, std::nullopt});
+    EXPECT_TRUE(r) << candidate << ": " << r.error().message;
+    return r ? *r : EvalResult{};
+  }
+
+  // A kernelbench candidate written for one test, in the test's cache.
+  static std::filesystem::path write(const std::string& name, const std::string& text) {
+    auto dir = testing::test_cache_dir() / "kernelbench-process";
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / name) << text;
+    return dir / name;
+  }
+
+  static bool ran_apart(const EvalResult& r) {
+    return r.isolation.contains("candidate_process") && r.isolation["candidate_process"].value("separate", false);
+  }
+
+  static inline std::unique_ptr<Engine> engine_;
+  const std::string small_task_ = "tests/ladder/task_softmax_small.py";
+};
+
+// A C++ softmax of the rows, the way LLM-written candidates do it (load_inline at module level).
+const char* kSoftmaxExtension = R"PY(import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+_cpp = r"""
+#include <torch/extension.h>
+#include <cmath>
+torch::Tensor softmax_rows(torch::Tensor x) {
+    x = x.contiguous();
+    auto y = torch::empty_like(x);
+    const int64_t rows = x.size(0), cols = x.size(1);
+    const float* in = x.data_ptr<float>();
+    float* out = y.data_ptr<float>();
+    for (int64_t r = 0; r < rows; ++r) {
+        float m = -INFINITY, s = 0.f;
+        for (int64_t c = 0; c < cols; ++c) m = std::fmax(m, in[r * cols + c]);
+        for (int64_t c = 0; c < cols; ++c) s += (out[r * cols + c] = std::exp(in[r * cols + c] - m));
+        for (int64_t c = 0; c < cols; ++c) out[r * cols + c] /= s;
+    }
+    return y;
+}
+"""
+ext = load_inline(name="kernelrl_test_process_softmax", cpp_sources=_cpp, functions=["softmax_rows"])
+)PY";
+
+TEST_F(KernelbenchProcessTest, HonestCorpusCandidatesScoreOkInTheirOwnProcess) {
+  auto entries = read_batch_file(source_path("tests/kernelbench_corpus/manifest.json"));
+  ASSERT_TRUE(entries) << entries.error().message;
+  int n = 0;
+  for (const auto& e : *entries) {
+    if (e.device.value_or("cpu") != "cpu" || !e.expect || *e.expect != common::Status::OK) continue;
+    ++n;
+    auto r = engine_->evaluate(e.job);
+    ASSERT_TRUE(r) << e.job.candidate << ": " << r.error().message;
+    EXPECT_EQ(common::to_string(r->status), "OK") << e.job.candidate << ": " << r->error.message;
+    EXPECT_TRUE(ran_apart(*r)) << r->isolation.dump();
+    EXPECT_GT(r->speedup, 0);
+    EXPECT_TRUE(r->isolation.value("torch_op_audit", false)) << r->isolation.dump();
+    EXPECT_GT(r->isolation["candidate_process"].value("threads_between_calls", 0), 0) << r->isolation.dump();
+  }
+  EXPECT_GE(n, 3);
+}
+
+// Every kernelbench hack of the adversarial corpus scores zero apart too (some by another status:
+// a patcher of torch or of the task now changes only its own interpreter, so its outputs are wrong).
+TEST_F(KernelbenchProcessTest, AdversarialKernelbenchCandidatesScoreZero) {
+  auto entries = read_batch_file(source_path("tests/adversarial/adversarial.json"));
+  ASSERT_TRUE(entries) << entries.error().message;
+  const auto honest = write("honest_softmax.py", std::string(kSoftmaxExtension) + R"PY(
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return ext.softmax_rows(x)
+)PY");
+  int n = 0;
+  for (const auto& e : *entries) {
+    if (e.job.candidate.extension() != ".py" || e.device.value_or("cpu") != "cpu") continue;
+    ++n;
+    auto r = engine_->evaluate(e.job);
+    ASSERT_TRUE(r) << e.job.candidate << ": " << r.error().message;
+    EXPECT_NE(r->status, common::Status::OK) << e.job.candidate;
+    EXPECT_EQ(r->speedup, 0) << e.job.candidate;
+    EXPECT_FALSE(r->error.message.empty()) << e.job.candidate;
+    std::printf("%-40s %s\n", e.job.candidate.filename().c_str(), std::string(common::to_string(r->status)).c_str());
+  }
+  EXPECT_GE(n, 10);
+  EvalResult after = evaluate(small_task_, honest);  // each hack's runner died with its evaluation
+  EXPECT_EQ(after.status, common::Status::OK) << after.error.message;
+  EXPECT_TRUE(ran_apart(after));
+}
+
+// torch.softmax replaced in the candidate's interpreter reaches no reference: the candidate's zeros
+// are compared with the true softmax (no tamper message: nothing came into the child's interpreter).
+TEST_F(KernelbenchProcessTest, APatchOfTorchStaysInTheCandidatesInterpreter) {
+  EvalResult r = evaluate(small_task_, source_path("tests/adversarial/kernelbench/patches_the_reference_cpu.py"));
+  EXPECT_EQ(r.status, common::Status::WRONG_OUTPUT) << r.error.message;
+  EXPECT_EQ(r.error.message.find("changed the interpreter"), std::string::npos) << r.error.message;
+  EXPECT_TRUE(ran_apart(r));
+}
+
+TEST_F(KernelbenchProcessTest, WrongOutputsAreNamedAsInProcess) {
+  const auto wrong_shape = write("wrong_shape.py", std::string(kSoftmaxExtension) + R"PY(
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return ext.softmax_rows(x)[:, :128]
+)PY");
+  EvalResult shape = evaluate(small_task_, wrong_shape);
+  EXPECT_EQ(shape.status, common::Status::WRONG_OUTPUT) << shape.error.message;
+  EXPECT_NE(shape.error.message.find("has shape [64, 128], expected [64, 256]"), std::string::npos)
+      << shape.error.message;
+  const auto two = write("two_outputs.py", std::string(kSoftmaxExtension) + R"PY(
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        y = ext.softmax_rows(x)
+        return y, y
+)PY");
+  EvalResult count = evaluate(small_task_, two);
+  EXPECT_EQ(count.status, common::Status::WRONG_OUTPUT) << count.error.message;
+  EXPECT_NE(count.error.message.find("returned 2 outputs, expected 1"), std::string::npos) << count.error.message;
+  const auto dtype = write("wrong_dtype.py", std::string(kSoftmaxExtension) + R"PY(
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return ext.softmax_rows(x).to(torch.float64)
+)PY");
+  EvalResult dt = evaluate(small_task_, dtype);
+  EXPECT_EQ(dt.status, common::Status::WRONG_OUTPUT) << dt.error.message;
+  EXPECT_NE(dt.error.message.find("has dtype float64, expected float32"), std::string::npos) << dt.error.message;
+  const auto raises = write("raises.py", R"PY(import torch
+import torch.nn as nn
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        raise ValueError("no kernel yet")
+)PY");
+  EvalResult raised = evaluate(small_task_, raises);
+  EXPECT_EQ(raised.status, common::Status::RUNTIME_ERROR) << raised.error.message;
+  EXPECT_NE(raised.error.message.find("no kernel yet"), std::string::npos) << raised.error.message;
+}
+
+// An output that is a transposed view (computed on the transposed input) is copied out whole.
+TEST_F(KernelbenchProcessTest, ANonContiguousOutputIsAccepted) {
+  const auto transposed = write("transposed_output.py", std::string(kSoftmaxExtension) + R"PY(
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        y = torch.empty(x.shape[1], x.shape[0], dtype=x.dtype).t()
+        y.copy_(ext.softmax_rows(x))
+        return y
+)PY");
+  EvalResult r = evaluate(small_task_, transposed);
+  EXPECT_EQ(r.status, common::Status::OK) << r.error.message;
+  EXPECT_TRUE(ran_apart(r));
+}
+
+}  // namespace
+}  // namespace kernelrl::eval
