@@ -19,6 +19,7 @@
 #include "compile/compiler.hpp"
 #include "compile/pool.hpp"
 #include "eval/options.hpp"
+#include "eval/protocol.hpp"
 #include "eval/ref_timing_cache.hpp"
 #include "eval/result.hpp"
 #include "sandbox/worker_client.hpp"
@@ -113,6 +114,9 @@ class Engine {
   common::Expected<Prepared> prepare(const EvalJob& job);
   common::Expected<EvalResult> finish(const EvalJob& job, Prepared& prepared);
   common::Expected<EvalResult> run_in_worker(const EvalJob& job, const Prepared& prepared, const std::string& artifact);
+  // The task's reference timed by a child of its own (TASK_INFO) with the evaluation's options and
+  // device, before any candidate of the task runs; nullopt when that fails.
+  std::optional<TimingSummary> time_reference_alone(const std::filesystem::path& task, const ChildRequest& evaluation);
   EvalOptions options_for(const EvalJob& job) const;  // the job's options, or the engine's
   // Speed of light of a task (its manifest entry) on the GPU named in `device_info` and the floor
   // no honest kernel beats (eval/speed_of_light.hpp); zeros without an entry or for an unknown GPU.

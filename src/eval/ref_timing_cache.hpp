@@ -1,10 +1,10 @@
 // The reference's timing per task, kept for the rest of a run (EngineConfig::reuse_ref_timing), so
-// later evaluations of the task time only the candidate. Until one is stored, evaluations running
-// in parallel each time the reference in pairs with their own candidate, and the candidate beside
-// it can slow it: on the H200 the ladder's softmax reference measured 38-39 us beside a 27 us
-// candidate and 80 us beside a 1.5 ms one (docs/results.md, fifteenth session). Storing the last one
-// offered let that evaluation set every later speedup of the task; the fastest median offered is
-// kept instead, so no candidate can raise the reference time the others are compared with.
+// evaluations of the task time only the candidate. The engine times it alone, in a child of its own,
+// before the task's first candidate (Engine::time_reference_alone): a candidate beside it can slow it
+// (on the H200 the ladder's softmax reference measured 38-39 us beside a 27 us candidate and 80 us
+// beside a 1.5 ms one: docs/results.md, fifteenth session). Evaluations that found none stored yet
+// (running in parallel) time it in pairs and offer theirs; the fastest median offered is kept, so no
+// candidate can raise the reference time the others are compared with.
 #pragma once
 
 #include <map>

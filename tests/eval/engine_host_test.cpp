@@ -85,6 +85,24 @@ TEST_F(EngineHostTest, TheReferenceIsTimedInPairsWithTheCandidate) {
   }
 }
 
+// With the reference's timing reused (the default), a task's first candidate does not time the
+// reference beside itself: the engine times it first in a child of its own, and every evaluation of
+// the task, the first included, is compared with that one time.
+TEST_F(EngineHostTest, TheReferenceIsTimedAloneBeforeATasksFirstCandidate) {
+  auto engine = Engine::create(testing::test_config("cpu"));
+  ASSERT_TRUE(engine) << engine.error().message;
+  std::vector<EvalResult> results;
+  for (int i = 0; i < 2; ++i) {
+    auto r = (*engine)->evaluate({source_path(small_task_), source_path(correct_), std::nullopt, std::nullopt});
+    ASSERT_TRUE(r) << r.error().message;
+    ASSERT_EQ(r->status, common::Status::OK) << r->error.message;
+    EXPECT_FALSE(r->phases_ms.count("timing.reference")) << "evaluation " << i << " timed the reference itself";
+    EXPECT_GT(r->ref_runtime.n, 0);
+    results.push_back(*r);
+  }
+  EXPECT_EQ(results[0].ref_runtime_us, results[1].ref_runtime_us);
+}
+
 // Every CPU entry of a batch file with an "expect" and no "known_gap" gets that status, and a
 // correct candidate evaluated right after each still scores OK. Returns the number of entries run.
 int expect_statuses_and_recovery(Engine& engine, const std::string& batch_file, const EvalJob& correct) {
