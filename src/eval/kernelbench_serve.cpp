@@ -338,13 +338,9 @@ std::int32_t KernelbenchServer::collect() {
 void KernelbenchServer::serve() {
   std::uint32_t seq = 1;
   Op last = Op::LOAD;
-  const pid_t parent = a_.parent;
-  const auto parent_alive = [parent] { return ::getppid() == parent; };
   for (;;) {
     ++seq;
-    // Spin after an ARM and after a call, as runner::serve does (the next request is timed).
-    const auto spin = last == Op::ARM ? 200ms : last == Op::CALL || last == Op::PING ? 50ms : 0ms;
-    if (!h_->command.wait_for(seq, spin, 1000ms, parent_alive)) _exit(1);
+    if (!runner::wait_for_request(h_, seq, last, a_.parent)) _exit(1);
     last = h_->op;
     switch (h_->op) {
       case Op::LOAD:

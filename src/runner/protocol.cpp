@@ -107,20 +107,23 @@ void write_text(Header* h, const std::string& s) {
 
 std::string read_text(const Header* h) { return std::string(h->text, strnlen(h->text, kTextBytes - 1)); }
 
+bool wait_for_request(Header* h, std::uint32_t seq, Op last, pid_t parent) {
+  // After an ARM the next request is a timed call: spin for it, so its start costs no wake-up.
+  // After a call, spin too: in timing the reference's call comes next, in the child, which spins
+  // through the candidate's call; so each is timed while the other process spins (a busy
+  // neighbour core slows a core by 10-20% on a VM), and the ratio stays fair.
+  const auto spin = last == Op::ARM ? 200ms : last == Op::CALL || last == Op::PING ? 50ms : 0ms;
+  return h->command.wait_for(seq, spin, 1000ms, [parent] { return ::getppid() == parent; });
+}
+
 void serve(Header* h, pid_t parent, const std::string& artifact, const RunnerHooks& hooks) {
   std::uint32_t seq = 1;
   forward_fn fn = nullptr;
   Views in, params, out;
   Op last = Op::LOAD;
-  const auto parent_alive = [parent] { return ::getppid() == parent; };
   for (;;) {
     ++seq;
-    // After an ARM the next request is a timed call: spin for it, so its start costs no wake-up.
-    // After a call, spin too: in timing the reference's call comes next, in the child, which spins
-    // through the candidate's call; so each is timed while the other process spins (a busy
-    // neighbour core slows a core by 10-20% on a VM), and the ratio stays fair.
-    const auto spin = last == Op::ARM ? 200ms : last == Op::CALL || last == Op::PING ? 50ms : 0ms;
-    if (!h->command.wait_for(seq, spin, 1000ms, parent_alive)) _exit(1);
+    if (!wait_for_request(h, seq, last, parent)) _exit(1);
     last = h->op;
     switch (h->op) {
       case Op::LOAD:

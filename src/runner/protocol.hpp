@@ -100,6 +100,10 @@ struct RunnerHooks {
   void* state = nullptr;
 };
 
+// Waits for request `seq`; false when the parent died first. After an ARM the next request is a
+// timed call, and after a call the child times the reference's: the runner spins through both.
+bool wait_for_request(Header* h, std::uint32_t seq, Op last, pid_t parent);
+
 // Serves requests until EXIT (exits 0), the parent's death or a broken request (exits 1). The
 // first reply (request 1) must have been rung by the caller, with its report in the text.
 [[noreturn]] void serve(Header* h, pid_t parent, const std::string& artifact, const RunnerHooks& hooks);

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 
+#include "common/fs.hpp"
 #include "eval/batch_file.hpp"
 #include "engine_test_util.hpp"
 
@@ -52,31 +53,15 @@ class KernelbenchProcessTest : public ::testing::Test {
   const std::string small_task_ = "tests/ladder/task_softmax_small.py";
 };
 
-// A C++ softmax of the rows, the way LLM-written candidates do it (load_inline at module level).
-const char* kSoftmaxExtension = R"PY(import torch
-import torch.nn as nn
-from torch.utils.cpp_extension import load_inline
-
-_cpp = r"""
-#include <torch/extension.h>
-#include <cmath>
-torch::Tensor softmax_rows(torch::Tensor x) {
-    x = x.contiguous();
-    auto y = torch::empty_like(x);
-    const int64_t rows = x.size(0), cols = x.size(1);
-    const float* in = x.data_ptr<float>();
-    float* out = y.data_ptr<float>();
-    for (int64_t r = 0; r < rows; ++r) {
-        float m = -INFINITY, s = 0.f;
-        for (int64_t c = 0; c < cols; ++c) m = std::fmax(m, in[r * cols + c]);
-        for (int64_t c = 0; c < cols; ++c) s += (out[r * cols + c] = std::exp(in[r * cols + c] - m));
-        for (int64_t c = 0; c < cols; ++c) out[r * cols + c] /= s;
-    }
-    return y;
+// An honest corpus candidate (a C++ softmax of the rows, built by load_inline at module level, the
+// way LLM-written candidates do it) with another ModelNew: `forward_body` uses its `softmax_cpu`.
+std::string with_forward(const std::string& forward_body) {
+  auto source = common::read_file(source_path("tests/kernelbench_corpus/cpu/softmax_small_loops.py"));
+  EXPECT_TRUE(source) << source.error().message;
+  const std::string text = source ? *source : std::string();
+  return text.substr(0, text.find("class ModelNew")) + "class ModelNew(nn.Module):\n    def forward(self, x):\n" +
+         forward_body;
 }
-"""
-ext = load_inline(name="kernelrl_test_process_softmax", cpp_sources=_cpp, functions=["softmax_rows"])
-)PY";
 
 TEST_F(KernelbenchProcessTest, HonestCorpusCandidatesScoreOkInTheirOwnProcess) {
   auto entries = read_batch_file(source_path("tests/kernelbench_corpus/manifest.json"));
@@ -101,12 +86,7 @@ TEST_F(KernelbenchProcessTest, HonestCorpusCandidatesScoreOkInTheirOwnProcess) {
 TEST_F(KernelbenchProcessTest, AdversarialKernelbenchCandidatesScoreZero) {
   auto entries = read_batch_file(source_path("tests/adversarial/adversarial.json"));
   ASSERT_TRUE(entries) << entries.error().message;
-  const auto honest = write("honest_softmax.py", std::string(kSoftmaxExtension) + R"PY(
-
-class ModelNew(nn.Module):
-    def forward(self, x):
-        return ext.softmax_rows(x)
-)PY");
+  const auto honest = source_path("tests/kernelbench_corpus/cpu/softmax_small_loops.py");
   int n = 0;
   for (const auto& e : *entries) {
     if (e.job.candidate.extension() != ".py" || e.device.value_or("cpu") != "cpu") continue;
@@ -134,32 +114,16 @@ TEST_F(KernelbenchProcessTest, APatchOfTorchStaysInTheCandidatesInterpreter) {
 }
 
 TEST_F(KernelbenchProcessTest, WrongOutputsAreNamedAsInProcess) {
-  const auto wrong_shape = write("wrong_shape.py", std::string(kSoftmaxExtension) + R"PY(
-
-class ModelNew(nn.Module):
-    def forward(self, x):
-        return ext.softmax_rows(x)[:, :128]
-)PY");
+  const auto wrong_shape = write("wrong_shape.py", with_forward("        return softmax_cpu.softmax_rows_cpu(x)[:, :128]\n"));
   EvalResult shape = evaluate(small_task_, wrong_shape);
   EXPECT_EQ(shape.status, common::Status::WRONG_OUTPUT) << shape.error.message;
   EXPECT_NE(shape.error.message.find("has shape [64, 128], expected [64, 256]"), std::string::npos)
       << shape.error.message;
-  const auto two = write("two_outputs.py", std::string(kSoftmaxExtension) + R"PY(
-
-class ModelNew(nn.Module):
-    def forward(self, x):
-        y = ext.softmax_rows(x)
-        return y, y
-)PY");
+  const auto two = write("two_outputs.py", with_forward("        y = softmax_cpu.softmax_rows_cpu(x)\n        return y, y\n"));
   EvalResult count = evaluate(small_task_, two);
   EXPECT_EQ(count.status, common::Status::WRONG_OUTPUT) << count.error.message;
   EXPECT_NE(count.error.message.find("returned 2 outputs, expected 1"), std::string::npos) << count.error.message;
-  const auto dtype = write("wrong_dtype.py", std::string(kSoftmaxExtension) + R"PY(
-
-class ModelNew(nn.Module):
-    def forward(self, x):
-        return ext.softmax_rows(x).to(torch.float64)
-)PY");
+  const auto dtype = write("wrong_dtype.py", with_forward("        return softmax_cpu.softmax_rows_cpu(x).to(torch.float64)\n"));
   EvalResult dt = evaluate(small_task_, dtype);
   EXPECT_EQ(dt.status, common::Status::WRONG_OUTPUT) << dt.error.message;
   EXPECT_NE(dt.error.message.find("has dtype float64, expected float32"), std::string::npos) << dt.error.message;
@@ -177,14 +141,10 @@ class ModelNew(nn.Module):
 
 // An output that is a transposed view (computed on the transposed input) is copied out whole.
 TEST_F(KernelbenchProcessTest, ANonContiguousOutputIsAccepted) {
-  const auto transposed = write("transposed_output.py", std::string(kSoftmaxExtension) + R"PY(
-
-class ModelNew(nn.Module):
-    def forward(self, x):
-        y = torch.empty(x.shape[1], x.shape[0], dtype=x.dtype).t()
-        y.copy_(ext.softmax_rows(x))
-        return y
-)PY");
+  const auto transposed = write("transposed_output.py", with_forward(
+      "        y = torch.empty(x.shape[1], x.shape[0], dtype=x.dtype).t()\n"
+      "        y.copy_(softmax_cpu.softmax_rows_cpu(x))\n"
+      "        return y\n"));
   EvalResult r = evaluate(small_task_, transposed);
   EXPECT_EQ(r.status, common::Status::OK) << r.error.message;
   EXPECT_TRUE(ran_apart(r));
