@@ -147,7 +147,8 @@ PY
 
 gpu_tests() {
   # GPU_TESTS_EXCLUDE: a regex of tests left out (`final` leaves out the kernelbench corpus, whose
-  # cold builds alone take ~7 minutes; the kb mode runs the same corpus as batches).
+  # cold builds alone take ~7 minutes; the kb mode runs the same corpus as batches; and the
+  # kernelbench-apart tests, opt-in and ~12 s an evaluation: the process mode runs them).
   (cd build-gpu && ctest -L gpu ${GPU_TESTS_EXCLUDE:+-E "$GPU_TESTS_EXCLUDE"} --output-on-failure -V) >"$logs/gpu-tests.log" 2>&1
   note "ctest -L gpu: rc $?"
   grep -E "^[0-9]+: (ladder|example|adversarial|rollout-gpu|kb-corpus) " "$logs/gpu-tests.log" | sed 's/^[0-9]*: //' | tee -a "$summary"
@@ -196,7 +197,7 @@ elif [ "$mode" = final ]; then
   # The check of a commit to submit, in one call: the GPU tests but the kernelbench corpus, the
   # README's main job (every example, checked against its expected status, timed), the starter
   # tasks' native fixtures.
-  GPU_TESTS_EXCLUDE="${GPU_TESTS_EXCLUDE:-KernelbenchCorpus}" gpu_tests
+  GPU_TESTS_EXCLUDE="${GPU_TESTS_EXCLUDE:-KernelbenchCorpus|KernelbenchCandidateProcess}" gpu_tests
   t1=$(date +%s)
   timeout "${EXAMPLES_S:-300}" $bin eval --batch examples/manifest.json --check-expect --out "$out/examples.jsonl" >"$logs/examples.log" 2>&1
   note "examples (all entries, --check-expect): rc $? in $(( $(date +%s) - t1 )) s"; tail -12 "$logs/examples.log" | tee -a "$summary"
@@ -256,6 +257,7 @@ elif [ "$mode" = process ]; then
       --wall-s "$w1" "$w2" >"$logs/process-$fmt-compare.log" 2>&1
     note "compare ($fmt): rc $?"; tail -8 "$logs/process-$fmt-compare.log" | tee -a "$summary"
     cp "$logs/process-$fmt-compare.log" "$out/process-$fmt-compare.txt"
+    note "$fmt load phase ms (median): in the child $($python bench/phase_medians.py "$out/process-$fmt-in-child.jsonl"); apart $($python bench/phase_medians.py "$out/process-$fmt-apart.jsonl")"
   done
   build-gpu/tests/eval/eval_engine_gpu_test --gtest_filter="${PROCESS_TESTS:-NativeCandidateProcess*:KernelbenchCandidateProcess*}" \
     >"$logs/process-tests.log" 2>&1

@@ -107,6 +107,14 @@ class KernelbenchServer {
 };
 
 std::variant<nlohmann::json, std::string> KernelbenchServer::set_up() {
+  // Each step's wall time goes to the report (`set_up_ms`): what a runner's start costs, and where.
+  nlohmann::json steps = nlohmann::json::object();
+  auto t = std::chrono::steady_clock::now();
+  const auto step = [&steps, &t](const char* name) {
+    const auto now = std::chrono::steady_clock::now();
+    steps[name] = std::chrono::duration<double, std::milli>(now - t).count();
+    t = now;
+  };
   if (a_.cuda) {
     void* arena = nullptr;
     const std::string failed = runner::set_up_device(h_, device_state_, arena);
@@ -118,7 +126,9 @@ std::variant<nlohmann::json, std::string> KernelbenchServer::set_up() {
     data_ = pages_ + runner::kDataOffset;
     data_bytes_ = a_.pages_bytes - runner::kDataOffset;
   }
+  step("device");
   if (auto started = task::start_python(); !started) return started.error().message;
+  step("python_and_torch");
   nlohmann::json report = nlohmann::json::object();
   try {
     py::module_ torch = py::module_::import("torch");
@@ -132,9 +142,12 @@ std::variant<nlohmann::json, std::string> KernelbenchServer::set_up() {
     py::dict on;
     on["device"] = device_;
     torch.attr("ones")(1 << 22, **on).attr("sum")().attr("item")();
+    step("torch_device");
     if (auto prepared = prepare_kernelbench_loading(a_.entry_dir); !prepared) return prepared.error().message;
+    step("extension_loaders");
     settle_torch_lazy_state();
     auto audit = TorchOpAudit::create();
+    step("operator_audit");
     report["torch_op_audit"] = static_cast<bool>(audit);
     if (audit) {
       audit_.emplace(std::move(*audit));
@@ -150,6 +163,7 @@ std::variant<nlohmann::json, std::string> KernelbenchServer::set_up() {
     if (!task) return task.error().message;
     torch.attr("manual_seed")(a_.init_seed);
     init_inputs_ = task->get_init_inputs();
+    step("task");
   } catch (py::error_already_set& e) {
     return std::string("cannot set up the candidate's interpreter: ") + e.what();
   }
@@ -158,6 +172,8 @@ std::variant<nlohmann::json, std::string> KernelbenchServer::set_up() {
     auto limit = sandbox::limit_address_space_growth(kHostMemoryHeadroomBytes);
     if (limit) report["address_space_limit_bytes"] = *limit;
   }
+  step("confinement");
+  report["set_up_ms"] = steps;
   return report;
 }
 
