@@ -430,25 +430,12 @@ std::vector<common::Expected<EvalResult>> Engine::evaluate_batch(
   return out;
 }
 
-std::optional<TimingSummary> Engine::time_reference_alone(const fs::path& task, const ChildRequest& evaluation) {
+common::Expected<ChildRecord> Engine::run_task_info(const fs::path& task, const EvalOptions& options,
+                                                    const std::string& device) {
   ChildRequest child;
   child.op = ChildOp::TASK_INFO;
-  child.options = evaluation.options;
-  child.device = evaluation.device;
-  auto reply = ask(*lease_worker(), WorkerRequest{fs::absolute(task).string(), child, std::nullopt});
-  if (!reply || !reply->record) return std::nullopt;
-  auto record = parse_child_record(*reply->record);
-  if (!record || record->task_error || !record->result || record->result->ref_runtime.n <= 0) return std::nullopt;
-  return record->result->ref_runtime;
-}
-
-common::Expected<TaskInfo> Engine::task_info(const fs::path& task) {
-  std::error_code ec;
-  if (!fs::is_regular_file(task, ec)) return common::make_error(task.string() + ": task file not found");
-  ChildRequest child;
-  child.op = ChildOp::TASK_INFO;
-  child.options = config_.options;
-  child.device = device_;
+  child.options = options;
+  child.device = device;
   auto reply = ask(*lease_worker(), WorkerRequest{fs::absolute(task).string(), child, std::nullopt});
   if (!reply) return reply.error();
   if (!reply->record) {
@@ -462,6 +449,20 @@ common::Expected<TaskInfo> Engine::task_info(const fs::path& task) {
   if (!record->result || !record->signature) {
     return common::make_error(task.string() + ": the reference process's record has no result or signature");
   }
+  return record;
+}
+
+std::optional<TimingSummary> Engine::time_reference_alone(const fs::path& task, const ChildRequest& evaluation) {
+  auto record = run_task_info(task, evaluation.options, evaluation.device);
+  if (!record || record->result->ref_runtime.n <= 0) return std::nullopt;
+  return record->result->ref_runtime;
+}
+
+common::Expected<TaskInfo> Engine::task_info(const fs::path& task) {
+  std::error_code ec;
+  if (!fs::is_regular_file(task, ec)) return common::make_error(task.string() + ": task file not found");
+  auto record = run_task_info(task, config_.options, device_);
+  if (!record) return record.error();
   TaskInfo info;
   info.signature = *record->signature;
   const EvalResult& r = *record->result;

@@ -114,6 +114,10 @@ class Engine {
   common::Expected<Prepared> prepare(const EvalJob& job);
   common::Expected<EvalResult> finish(const EvalJob& job, Prepared& prepared);
   common::Expected<EvalResult> run_in_worker(const EvalJob& job, const Prepared& prepared, const std::string& artifact);
+  // A TASK_INFO child for `task` (its signature, health and, when the options time kernels, the
+  // reference timed alone); an error naming the task when it gives no usable record.
+  common::Expected<ChildRecord> run_task_info(const std::filesystem::path& task, const EvalOptions& options,
+                                              const std::string& device);
   // The task's reference timed by a child of its own (TASK_INFO) with the evaluation's options and
   // device, before any candidate of the task runs; nullopt when that fails.
   std::optional<TimingSummary> time_reference_alone(const std::filesystem::path& task, const ChildRequest& evaluation);

@@ -33,8 +33,7 @@ class KernelbenchRunnerCandidate : public RunnerCandidate {
   // The inputs into their slots, the output slots laid out after them, then the argument list (which
   // argument is which input slot; the others as Python literals) for the runner to rebuild.
   common::Fallible stage(CallArgs& args) override {
-    if (auto placed = place(args.inputs, Group::INPUTS); !placed) return placed;
-    if (auto placed = place(outputs_, Group::OUTPUTS); !placed) return placed;
+    if (auto staged = stage_tensors(args.inputs, outputs_); !staged) return staged;
     nlohmann::json list = nlohmann::json::array();
     int slot = 0;
     for (const auto& v : args.inputs) {
@@ -48,9 +47,6 @@ class KernelbenchRunnerCandidate : public RunnerCandidate {
     if (text.size() >= runner::kTextBytes) {
       return common::make_error("the call's arguments that are not tensors take more than the " +
                                 std::to_string(runner::kTextBytes) + " bytes the candidate process takes");
-    }
-    if (memory().settle_staging) {
-      if (auto settled = memory().settle_staging(); !settled) return settled;
     }
     runner::write_text(header(), text);
     request(Op::ARGS, 0us);

@@ -3,7 +3,6 @@
 #include <pybind11/pybind11.h>
 
 #include <cuda_runtime.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -408,24 +407,13 @@ int run_kernelbench_runner(int argc, char** argv) {
   const std::string device = argv[8];
   if (device != "cpu" && device != "cuda") return usage("DEVICE must be cpu or cuda");
   a.cuda = device == "cuda";
-  if (::getppid() != a.parent) return usage("PARENT_PID is not this process's parent");
-  if (a.pages_bytes < runner::kDataOffset) return usage("PAGES_BYTES is smaller than the protocol's header");
-  auto pages = sandbox::SharedPages::map_memory_file(a.pages_fd, a.pages_bytes);
+  auto pages = runner::attach_pages(a.pages_fd, a.pages_bytes, a.parent);
   if (!pages) return usage(pages.error().message.c_str());
-  ::syscall(SYS_close_range, 3u, ~0u, 0u);  // the mapping stays; no descriptor of the child's is kept
   auto* h = reinterpret_cast<Header*>(pages->data());
   KernelbenchServer server(h, pages->data(), std::move(a));
   auto report = server.set_up();
-  if (auto* failed = std::get_if<std::string>(&report)) {
-    runner::write_text(h, *failed);
-    h->rc = -1;
-    h->reply.ring(1);
-    std::fflush(nullptr);
-    _exit(1);
-  }
-  runner::write_text(h, std::get<nlohmann::json>(report).dump());
-  h->rc = 0;
-  h->reply.ring(1);
+  if (auto* failed = std::get_if<std::string>(&report)) runner::fail_set_up(h, *failed);
+  runner::answer_set_up(h, std::get<nlohmann::json>(report).dump());
   server.serve();
 }
 

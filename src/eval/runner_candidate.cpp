@@ -174,9 +174,11 @@ common::Fallible RunnerCandidate::place_params(const std::vector<py::object>& pa
 // Inputs and outputs become tensors over the shared memory (a fresh input is copied there; an
 // output poisoned in place needs no copy), so the checker judges the very bytes the call saw and
 // wrote, and nothing has to be copied back.
-common::Fallible RunnerCandidate::stage(CallArgs& args) {
-  if (auto placed = place(args.inputs, Group::INPUTS); !placed) return placed;
-  if (auto placed = place(args.outputs, Group::OUTPUTS); !placed) return placed;
+common::Fallible RunnerCandidate::stage(CallArgs& args) { return stage_tensors(args.inputs, args.outputs); }
+
+common::Fallible RunnerCandidate::stage_tensors(std::vector<py::object>& inputs, std::vector<py::object>& outputs) {
+  if (auto placed = place(inputs, Group::INPUTS); !placed) return placed;
+  if (auto placed = place(outputs, Group::OUTPUTS); !placed) return placed;
   if (memory_.settle_staging) return memory_.settle_staging();
   return common::Ok{};
 }

@@ -91,9 +91,10 @@ class RunnerCandidate : public Candidate {
 
  protected:
   enum class Group { PARAMS, INPUTS, OUTPUTS };  // laid out in this order in the data region
+  // stage(): inputs and outputs placed in the shared memory, the staging settled.
+  common::Fallible stage_tensors(std::vector<pybind11::object>& inputs, std::vector<pybind11::object>& outputs);
   common::Fallible place(std::vector<pybind11::object>& values, Group group);
   pybind11::object over(std::byte* at, const pybind11::object& like) const;
-  const RunnerMemory& memory() const { return memory_; }
 
  private:
 

@@ -1,7 +1,6 @@
 #include "runner/device_runner.hpp"
 
 #include <cuda_runtime.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -33,24 +32,13 @@ int run_device_runner(int argc, char** argv) {
   const auto bytes = static_cast<std::size_t>(std::strtoull(argv[2], nullptr, 10));
   const auto parent = static_cast<pid_t>(std::atol(argv[3]));
   const std::string artifact = argv[4];
-  if (::getppid() != parent) return usage("PARENT_PID is not this process's parent");
-  if (bytes < kDataOffset) return usage("PAGES_BYTES is smaller than the protocol's header");
-  auto pages = sandbox::SharedPages::map_memory_file(fd, bytes);
+  auto pages = attach_pages(fd, bytes, parent);
   if (!pages) return usage(pages.error().message.c_str());
-  ::syscall(SYS_close_range, 3u, ~0u, 0u);  // the mapping stays; no descriptor of the child's is kept
   auto* h = reinterpret_cast<Header*>(pages->data());
   DeviceState state;
   void* arena = nullptr;
-  const std::string failed = set_up_device(h, state, arena);
-  if (!failed.empty()) {
-    write_text(h, failed);
-    h->rc = -1;
-    h->reply.ring(1);
-    _exit(1);
-  }
-  write_text(h, sandbox::confine_candidate_process().dump());
-  h->rc = 0;
-  h->reply.ring(1);
+  if (const std::string failed = set_up_device(h, state, arena); !failed.empty()) fail_set_up(h, failed);
+  answer_set_up(h, sandbox::confine_candidate_process().dump());
   RunnerHooks hooks;
   hooks.data = static_cast<std::byte*>(arena);
   hooks.data_bytes = h->arena_bytes;

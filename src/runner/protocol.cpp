@@ -1,10 +1,12 @@
 #include "runner/protocol.hpp"
 
 #include <dlfcn.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 
@@ -106,6 +108,29 @@ void write_text(Header* h, const std::string& s) {
 }
 
 std::string read_text(const Header* h) { return std::string(h->text, strnlen(h->text, kTextBytes - 1)); }
+
+common::Expected<sandbox::SharedPages> attach_pages(int fd, std::size_t bytes, pid_t parent) {
+  if (::getppid() != parent) return common::make_error("PARENT_PID is not this process's parent");
+  if (bytes < kDataOffset) return common::make_error("PAGES_BYTES is smaller than the protocol's header");
+  auto pages = sandbox::SharedPages::map_memory_file(fd, bytes);
+  if (!pages) return pages.error();
+  ::syscall(SYS_close_range, 3u, ~0u, 0u);  // the mapping stays; no descriptor of the child's is kept
+  return pages;
+}
+
+void answer_set_up(Header* h, const std::string& report) {
+  write_text(h, report);
+  h->rc = 0;
+  h->reply.ring(1);
+}
+
+void fail_set_up(Header* h, const std::string& why) {
+  write_text(h, why);
+  h->rc = -1;
+  h->reply.ring(1);
+  std::fflush(nullptr);
+  _exit(1);
+}
 
 bool wait_for_request(Header* h, std::uint32_t seq, Op last, pid_t parent) {
   // After an ARM the next request is a timed call: spin for it, so its start costs no wake-up.

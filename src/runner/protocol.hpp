@@ -100,6 +100,17 @@ struct RunnerHooks {
   void* state = nullptr;
 };
 
+// A runner program's start (kernelrl-gpu-runner, kernelrl-kernelbench-runner): checks that `parent`
+// is this process's parent, maps the protocol's pages from the inherited descriptor `fd` (`bytes`
+// long) and closes every other inherited descriptor (the mapping stays). An error naming the
+// argument at fault.
+common::Expected<sandbox::SharedPages> attach_pages(int fd, std::size_t bytes, pid_t parent);
+
+// Answers the runner's first request: its set-up report (rc 0), or why it could not set itself up
+// (rc -1, and the runner exits 1).
+void answer_set_up(Header* h, const std::string& report);
+[[noreturn]] void fail_set_up(Header* h, const std::string& why);
+
 // Waits for request `seq`; false when the parent died first. After an ARM the next request is a
 // timed call, and after a call the child times the reference's: the runner spins through both.
 bool wait_for_request(Header* h, std::uint32_t seq, Op last, pid_t parent);
