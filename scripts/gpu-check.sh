@@ -298,6 +298,15 @@ elif [ "$mode" = batch ]; then
   $python bench/make_candidates.py /tmp/bench-cands 50 0 >/dev/null
   build-gpu/bench/kernelrl_bench /tmp/bench-cands --native-batch-only >"$logs/bench-batch.log" 2>&1
   note "bench --native-batch-only: rc $?"; grep -E "^row" "$logs/bench-batch.log" | tee -a "$summary"
+  if [ -n "${KB_PROBE:-}" ]; then
+    # KB_PROBE=N: the kernelbench example N times in a process of its own (the first also builds its
+    # extension), each alone on the machine: where the runner's start goes (set_up_ms steps).
+    for i in $(seq "$KB_PROBE"); do
+      $bin eval --task examples/vector_add/task.py --candidate examples/vector_add/kernelbench.py --device cuda \
+        --kernelbench-candidate-process --json >>"$out/kb-probe.jsonl" 2>>"$logs/kb-probe.log"
+    done
+    note "kernelbench example apart, $KB_PROBE times: $($python bench/phase_medians.py "$out/kb-probe.jsonl" 2>&1)"
+  fi
 elif [ "$mode" = service ]; then
   # --print-config fails in a build without the service (no hiredis or cpp-httplib found).
   if ! $bin serve --redis redis://127.0.0.1:6390 --print-config >/dev/null 2>&1 || [ ! -x .gpu-deps/bin/redis-server ]; then
