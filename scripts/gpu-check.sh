@@ -9,8 +9,10 @@
 #                                   cold compile through the engine. TASKS_CHECK_S=330 adds
 #                                   `kernelrl tasks check tasks` (JSON lines)
 #   scripts/gpu-check.sh final      the check of a commit to submit: build; GPU tests but the kernelbench
-#                                   corpus (GPU_TESTS_EXCLUDE); every example with --check-expect;
-#                                   the starter tasks' native fixtures (eager times of the tasks)
+#                                   corpus (GPU_TESTS_EXCLUDE; FINAL_TESTS=0: none); every example with
+#                                   --check-expect; the starter tasks' native fixtures (eager times of the tasks)
+#   KB_PROBE=N (any mode, last)     the kernelbench example N times in the child and N times apart
+#                                   (--kernelbench-candidate-process): load phase, the runner's start, timings
 #   scripts/gpu-check.sh kb         only the kernelbench format: the corpus, the examples' and the
 #                                   published-style candidates under each rule set (PUBLISHED_N caps
 #                                   the published set), then every shipped example
@@ -74,7 +76,7 @@ gpu_test_targets="eval_device_screen_gpu_test eval_device_screen_test eval_engin
 mode_targets=$([ "$mode" = split ] && echo kernelrl_process_split_bench)
 [ "$mode" = process ] && mode_targets="kernelrl kernelrl_host_cc kernelrl_confine eval_engine_gpu_test"
 [ "$mode" = confine ] && mode_targets="kernelrl kernelrl_host_cc kernelrl_confine"
-scripts/gpu-build.sh -k 0 -j16 $mode_targets $([ "$mode" = final ] && echo kernelrl kernelrl_host_cc kernelrl_confine $gpu_test_targets) \
+scripts/gpu-build.sh -k 0 -j16 $mode_targets $([ "$mode" = final ] && echo kernelrl kernelrl_host_cc kernelrl_confine $([ "${FINAL_TESTS:-1}" = 0 ] || echo $gpu_test_targets)) \
     $([ "$mode" != main ] && [ "$mode" != final ] && [ "$mode" != split ] && [ "$mode" != confine ] && [ "$mode" != process ] && [ -z "${WITH_GPU_TESTS:-}" ] && echo kernelrl kernelrl_host_cc kernelrl_confine $([ "$mode" != kb ] && [ "$mode" != service ] && [ "$mode" != soak ] && [ "$mode" != gpus ] && echo kernelrl_bench eval_device_screen_gpu_test)) >"$logs/build.log" 2>&1
 rc=$?
 note "build: rc $rc in $(( $(date +%s) - t0 )) s"
@@ -197,7 +199,8 @@ elif [ "$mode" = final ]; then
   # The check of a commit to submit, in one call: the GPU tests but the kernelbench corpus, the
   # README's main job (every example, checked against its expected status, timed), the starter
   # tasks' native fixtures.
-  GPU_TESTS_EXCLUDE="${GPU_TESTS_EXCLUDE:-KernelbenchCorpus|KernelbenchCandidateProcess}" gpu_tests
+  # FINAL_TESTS=0: the examples and fixtures only (when too little device time is left for the tests).
+  [ "${FINAL_TESTS:-1}" = 0 ] || GPU_TESTS_EXCLUDE="${GPU_TESTS_EXCLUDE:-KernelbenchCorpus|KernelbenchCandidateProcess}" gpu_tests
   t1=$(date +%s)
   timeout "${EXAMPLES_S:-300}" $bin eval --batch examples/manifest.json --check-expect --out "$out/examples.jsonl" >"$logs/examples.log" 2>&1
   note "examples (all entries, --check-expect): rc $? in $(( $(date +%s) - t1 )) s"; tail -12 "$logs/examples.log" | tee -a "$summary"
@@ -298,15 +301,6 @@ elif [ "$mode" = batch ]; then
   $python bench/make_candidates.py /tmp/bench-cands 50 0 >/dev/null
   build-gpu/bench/kernelrl_bench /tmp/bench-cands --native-batch-only >"$logs/bench-batch.log" 2>&1
   note "bench --native-batch-only: rc $?"; grep -E "^row" "$logs/bench-batch.log" | tee -a "$summary"
-  if [ -n "${KB_PROBE:-}" ]; then
-    # KB_PROBE=N: the kernelbench example N times in a process of its own (the first also builds its
-    # extension), each alone on the machine: where the runner's start goes (set_up_ms steps).
-    for i in $(seq "$KB_PROBE"); do
-      $bin eval --task examples/vector_add/task.py --candidate examples/vector_add/kernelbench.py --device cuda \
-        --kernelbench-candidate-process --json >>"$out/kb-probe.jsonl" 2>>"$logs/kb-probe.log"
-    done
-    note "kernelbench example apart, $KB_PROBE times: $($python bench/phase_medians.py "$out/kb-probe.jsonl" 2>&1)"
-  fi
 elif [ "$mode" = service ]; then
   # --print-config fails in a build without the service (no hiredis or cpp-httplib found).
   if ! $bin serve --redis redis://127.0.0.1:6390 --print-config >/dev/null 2>&1 || [ ! -x .gpu-deps/bin/redis-server ]; then
@@ -411,4 +405,23 @@ else
       >"$logs/bench-kernelbench.log" 2>&1
     note "bench (kernelbench): rc $?"; grep -E "^row" "$logs/bench-kernelbench.log" | tee -a "$summary"
   fi
+fi
+
+# KB_PROBE=N (any mode): the kernelbench example evaluated N times in the child, then N times in a
+# process of its own (the first build of its extension is shared), each alone on the machine: load
+# phase and the runner's start step by step (ahead and on the evaluation's path), and the timings.
+if [ -n "${KB_PROBE:-}" ]; then
+  for where in in-child apart; do
+    for i in $(seq "$KB_PROBE"); do
+      $bin eval --task examples/vector_add/task.py --candidate examples/vector_add/kernelbench.py --device cuda \
+        $([ "$where" = apart ] && echo --kernelbench-candidate-process) --out "$out/kb-probe-$where.jsonl" >>"$logs/kb-probe.log" 2>&1
+    done
+    note "kernelbench example $where, $KB_PROBE times: $($python bench/phase_medians.py "$out/kb-probe-$where.jsonl" 2>&1)"
+    $python - "$out/kb-probe-$where.jsonl" <<'PY' | tee -a "$summary"
+import json, sys
+for r in (json.loads(l) for l in open(sys.argv[1]) if l.strip()):
+    print(f"  {r.get('status')}: runtime {r.get('runtime_us', 0):.1f} us, ref {r.get('ref_runtime_us', 0):.1f} us, "
+          f"speedup {r.get('speedup', 0):.3f}, load {r.get('phases_ms', {}).get('load', 0):.0f} ms")
+PY
+  done
 fi

@@ -150,9 +150,8 @@ LoadOutcome load_shared_object(const std::string& artifact, const std::vector<py
   return out;
 }
 
-common::Fallible prepare_kernelbench_loading(const std::string& entry_dir) {
+common::Fallible prepare_kernelbench_loading() {
   try {
-    py::module_::import("os").attr("environ")["TORCH_EXTENSIONS_DIR"] = entry_dir + "/extensions";
     py::exec(kPrebuiltLoaders, py::dict());
   } catch (py::error_already_set& e) {
     return common::Error{std::string("cannot prepare the kernelbench loaders: ") + e.what()};

@@ -72,10 +72,10 @@ struct LoadOutcome {
 // model's state_dict tensors (already on the device).
 LoadOutcome load_shared_object(const std::string& artifact, const std::vector<pybind11::object>& params);
 
-// Before the syscall filter: points torch at `entry_dir`/extensions and makes torch's load_inline
-// and load only load extensions the prebuild built there (importing torch.utils.cpp_extension
-// may itself start processes, e.g. to find nvcc).
-common::Fallible prepare_kernelbench_loading(const std::string& entry_dir);
+// Before the syscall filter: makes torch's load_inline and load only load extensions the prebuild
+// built in the folder load_kernelbench points torch at (importing torch.utils.cpp_extension may
+// itself start processes, e.g. to find nvcc). Needs no candidate: a runner does it ahead.
+common::Fallible prepare_kernelbench_loading();
 
 // Imports a kernelbench candidate (after prepare_kernelbench_loading) and builds
 // ModelNew(*init_inputs) on `device` after seeding with `init_seed`. Starts no process, so it runs

@@ -48,10 +48,7 @@ bool in_separate_process(const ChildSetup& s) {
 
 // kernelbench candidates run in a process of their own when the options ask
 // (eval/kernelbench_runner.hpp), on the CPU or a GPU.
-bool in_kernelbench_runner(const ChildSetup& s) {
-  return s.req.format == common::Format::KERNELBENCH && s.req.options.defenses &&
-         s.req.options.kernelbench_candidate_process;
-}
+bool in_kernelbench_runner(const ChildSetup& s) { return uses_kernelbench_runner(s.req); }
 
 bool wants_op_audit(const ChildSetup& s) {
   return s.req.options.torch_op_audit && s.req.rules == common::RuleSet::STRICT;
@@ -106,7 +103,7 @@ std::variant<LoadedCandidate, Verdict> prepare_load(const ChildSetup& s, Observa
   // The guard watches this interpreter, where the reference and the checker run; with the candidate
   // in a process of its own it stays as a check that nothing came in (its loaders and audit are there).
   if (!in_kernelbench_runner(s)) {
-    if (auto prepared = prepare_kernelbench_loading(s.req.artifact); !prepared) {
+    if (auto prepared = prepare_kernelbench_loading(); !prepared) {
       return make_verdict(common::Status::RUNTIME_ERROR, prepared.error().message);
     }
   }

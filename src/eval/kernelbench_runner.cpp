@@ -1,15 +1,20 @@
 #include "eval/kernelbench_runner.hpp"
 
+#include <signal.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "eval/kernelbench_serve.hpp"
 #include "eval/torch_tensors.hpp"
-#include "kernelrl/build_config.hpp"
 
 namespace py = pybind11;
 
@@ -144,29 +149,81 @@ class RunnerOpAudit : public OpAudit {
   KernelbenchRunnerCandidate* candidate_;  // owned by the same LoadedCandidate
 };
 
+// This process's runner, forked at its start (one evaluation per child), or why it could not be.
+struct RunnerAhead {
+  std::optional<sandbox::SharedPages> pages;
+  pid_t pid = -1;
+  std::string error;
+};
+
+std::optional<RunnerAhead>& runner_ahead() {
+  static std::optional<RunnerAhead> ahead;
+  return ahead;
+}
+
 }  // namespace
 
+bool uses_kernelbench_runner(const ChildRequest& request) {
+  return request.op == ChildOp::EVAL && request.format == common::Format::KERNELBENCH && request.options.defenses &&
+         request.options.kernelbench_candidate_process;
+}
+
+void fork_kernelbench_runner_ahead(const std::string& device) {
+  RunnerAhead& ahead = runner_ahead().emplace();
+  auto pages = sandbox::SharedPages::create_in_memory_file(runner::kDataOffset);
+  if (!pages) {
+    ahead.error = "cannot start the candidate's process: " + pages.error().message;
+    return;
+  }
+  new (pages->data()) runner::Header{};
+  ::signal(SIGCHLD, SIG_DFL);  // the runner's end must be waitable
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid == 0) serve_kernelbench_runner(std::move(*pages), parent, device == "cuda");
+  if (pid < 0) {
+    ahead.error = std::string("cannot start the candidate's process: fork failed: ") + std::strerror(errno);
+    return;
+  }
+  // The runner may not read this process's memory through /proc/<pid>/mem (same user otherwise).
+  ::prctl(PR_SET_DUMPABLE, 0);
+  ahead.pages = std::move(*pages);
+  ahead.pid = pid;
+}
+
 KernelbenchRunnerStart start_kernelbench_runner(const ChildSetup& s, const RunnerOptions& options, bool audit_ops) {
-  auto pages = sandbox::SharedPages::create_in_memory_file(runner::kDataOffset + (s.cuda ? 0 : options.tensor_bytes));
-  if (!pages) throw TaskError{"cannot start the candidate's process: " + pages.error().message};
-  auto* h = new (pages->data()) runner::Header{};
+  auto& ahead = runner_ahead();
+  if (!ahead) throw TaskError{"the candidate's process was not started ahead of the evaluation (the engine's fault)"};
+  if (!ahead->pages) throw TaskError{ahead->error};
+  sandbox::SharedPages pages = std::move(*ahead->pages);
+  const pid_t pid = ahead->pid;
+  ahead.reset();
+  // On the CPU the call's tensors follow the header, in the same memory file.
+  if (!s.cuda) {
+    if (auto grown = pages.grow(runner::kDataOffset + options.tensor_bytes); !grown) {
+      throw TaskError{"cannot start the candidate's process: " + grown.error().message};
+    }
+  }
+  auto* h = reinterpret_cast<runner::Header*>(pages.data());
   RunnerMemory memory;
   if (s.cuda) {
     memory = device_arena(h, options.tensor_bytes);
   } else {
-    memory.data = pages->data() + runner::kDataOffset;
+    memory.data = pages.data() + runner::kDataOffset;
     memory.bytes = options.tensor_bytes;
   }
-  // kernelrl-kernelbench-runner PAGES_FD PAGES_BYTES PARENT_PID ENTRY_DIR DISPLAY_NAME TASK_PATH INIT_SEED DEVICE
-  const pid_t pid = spawn_runner(build::kernelbench_runner_tool, pages->fd(),
-                                 {std::to_string(pages->size()), std::to_string(::getpid()), s.req.artifact,
-                                  s.req.candidate, s.task.path.string(), std::to_string(s.init_seed),
-                                  s.cuda ? "cuda" : "cpu"});
+  const std::string start = nlohmann::json{{"entry_dir", s.req.artifact},
+                                           {"display_name", s.req.candidate},
+                                           {"task_path", s.task.path.string()},
+                                           {"init_seed", s.init_seed},
+                                           {"pages_bytes", pages.size()}}
+                                .dump();
   std::vector<py::object> output_likes;
   for (const auto& spec : s.output_specs) output_likes.push_back(s.empty_like(spec));
-  auto candidate = std::make_unique<KernelbenchRunnerCandidate>(std::move(*pages), pid, std::move(memory),
+  auto candidate = std::make_unique<KernelbenchRunnerCandidate>(std::move(pages), pid, std::move(memory),
                                                                 options.flush_caches, std::move(output_likes));
   KernelbenchRunnerStart out;
+  if (start.size() >= runner::kTextBytes) throw TaskError{"the candidate's process cannot be started: its paths are too long"};
+  candidate->start(start);
   out.runner.isolation = candidate->read_set_up_report();
   if (auto failed = candidate->load()) {
     out.runner.loaded = std::move(*failed);

@@ -3,6 +3,9 @@
 #include <pybind11/pybind11.h>
 
 #include <cuda_runtime.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -45,13 +48,13 @@ using runner::TensorSlot;
 
 constexpr std::uint64_t kHostMemoryHeadroomBytes = 8ull << 30;  // as the evaluating child on the CPU
 
+// What START names: the evaluation this runner serves.
 struct RunnerArgs {
-  int pages_fd = -1;
-  std::size_t pages_bytes = 0;
   pid_t parent = 0;
+  bool cuda = false;
+  std::size_t pages_bytes = 0;
   std::string entry_dir, display_name, task_path;
   std::uint64_t init_seed = 0;
-  bool cuda = false;
 };
 
 // One output of the last call, kept alive until the next: where its bytes are and how many.
@@ -70,11 +73,14 @@ std::size_t slot_bytes(const TensorSlot& s) {
 
 class KernelbenchServer {
  public:
-  KernelbenchServer(Header* h, std::byte* pages, RunnerArgs args) : h_(h), pages_(pages), a_(std::move(args)) {}
+  KernelbenchServer(pid_t parent, bool cuda) { a_.parent = parent; a_.cuda = cuda; }
 
-  // The device (or the pages' data region), the interpreter, the loaders, the audit, the task's init
-  // inputs and the confinement; the confinement report, or an error text.
-  std::variant<nlohmann::json, std::string> set_up();
+  // Before the evaluation is known: the CUDA context, torch's own set-up on the device, the
+  // extension loaders, the operator audit. An error text, or empty.
+  std::string get_ready();
+  // START: the evaluation's pages (the header, on the CPU the data region after it), the arena, the
+  // task's init inputs and the confinement; the set-up report, or an error text.
+  std::variant<nlohmann::json, std::string> set_up(Header* h, std::byte* pages, RunnerArgs args);
   [[noreturn]] void serve();
 
  private:
@@ -90,9 +96,11 @@ class KernelbenchServer {
   bool outputs_fit(const std::vector<py::object>& outs) const;
   void report_returned(const std::vector<py::object>& outs);
 
-  Header* h_;
-  std::byte* pages_;
+  Header* h_ = nullptr;
+  std::byte* pages_ = nullptr;
   RunnerArgs a_;
+  nlohmann::json ahead_ms_ = nlohmann::json::object();  // get_ready's steps
+  nlohmann::json ahead_report_ = nlohmann::json::object();
   std::byte* data_ = nullptr;
   std::size_t data_bytes_ = 0;
   int cuda_device_ = -1;
@@ -105,15 +113,63 @@ class KernelbenchServer {
   std::vector<ReturnedOutput> returned_;
 };
 
-std::variant<nlohmann::json, std::string> KernelbenchServer::set_up() {
-  // Each step's wall time goes to the report (`set_up_ms`): what a runner's start costs, and where.
-  nlohmann::json steps = nlohmann::json::object();
-  auto t = std::chrono::steady_clock::now();
-  const auto step = [&steps, &t](const char* name) {
+// Each step's wall time goes to the report: what the runner's start costs, and where (`ahead_ms`:
+// before the evaluation was known; `set_up_ms`: on the evaluation's path).
+class StepClock {
+ public:
+  explicit StepClock(nlohmann::json& steps) : steps_(steps) {}
+  void operator()(const char* name) {
     const auto now = std::chrono::steady_clock::now();
-    steps[name] = std::chrono::duration<double, std::milli>(now - t).count();
-    t = now;
-  };
+    steps_[name] = std::chrono::duration<double, std::milli>(now - t_).count();
+    t_ = now;
+  }
+
+ private:
+  nlohmann::json& steps_;
+  std::chrono::steady_clock::time_point t_ = std::chrono::steady_clock::now();
+};
+
+std::string KernelbenchServer::get_ready() {
+  StepClock step(ahead_ms_);
+  if (a_.cuda) {
+    cudaError_t e = cudaFree(nullptr);  // this process's context on the current device
+    if (e != cudaSuccess) return std::string("cannot create a CUDA context: ") + cudaGetErrorString(e);
+  }
+  step("context");
+  try {
+    py::module_ torch = py::module_::import("torch");
+    // torch's own set-up (its CUDA state, the CPU thread pool) before the child counts the threads.
+    py::dict on;
+    on["device"] = a_.cuda ? "cuda" : "cpu";
+    torch.attr("ones")(1 << 22, **on).attr("sum")().attr("item")();
+    step("torch_device");
+    if (auto prepared = prepare_kernelbench_loading(); !prepared) return prepared.error().message;
+    step("extension_loaders");
+    settle_torch_lazy_state();  // done in the worker already: costs nothing here
+    auto audit = TorchOpAudit::create();
+    step("operator_audit");
+    ahead_report_["torch_op_audit"] = static_cast<bool>(audit);
+    if (audit) {
+      audit_.emplace(std::move(*audit));
+    } else {
+      ahead_report_["torch_op_audit_error"] = audit.error().message;
+    }
+    // Held from before the candidate's code runs: it may rebind torch.Tensor, not these references.
+    tensor_type_ = torch.attr("Tensor");
+    parameter_type_ = torch.attr("nn").attr("Parameter");
+    literal_eval_ = py::module_::import("ast").attr("literal_eval");
+  } catch (py::error_already_set& e) {
+    return std::string("cannot set up the candidate's interpreter: ") + e.what();
+  }
+  return {};
+}
+
+std::variant<nlohmann::json, std::string> KernelbenchServer::set_up(Header* h, std::byte* pages, RunnerArgs args) {
+  h_ = h;
+  pages_ = pages;
+  a_ = std::move(args);
+  nlohmann::json steps = nlohmann::json::object();
+  StepClock step(steps);
   if (a_.cuda) {
     void* arena = nullptr;
     const std::string failed = runner::set_up_device(h_, device_state_, arena);
@@ -126,9 +182,7 @@ std::variant<nlohmann::json, std::string> KernelbenchServer::set_up() {
     data_bytes_ = a_.pages_bytes - runner::kDataOffset;
   }
   step("device");
-  if (auto started = task::start_python(); !started) return started.error().message;
-  step("python_and_torch");
-  nlohmann::json report = nlohmann::json::object();
+  nlohmann::json report = ahead_report_;
   try {
     py::module_ torch = py::module_::import("torch");
     if (a_.cuda) {
@@ -137,26 +191,6 @@ std::variant<nlohmann::json, std::string> KernelbenchServer::set_up() {
     } else {
       device_ = torch.attr("device")("cpu");
     }
-    // torch's own set-up (the CUDA state, the CPU thread pool) before the thread count is taken.
-    py::dict on;
-    on["device"] = device_;
-    torch.attr("ones")(1 << 22, **on).attr("sum")().attr("item")();
-    step("torch_device");
-    if (auto prepared = prepare_kernelbench_loading(a_.entry_dir); !prepared) return prepared.error().message;
-    step("extension_loaders");
-    settle_torch_lazy_state();
-    auto audit = TorchOpAudit::create();
-    step("operator_audit");
-    report["torch_op_audit"] = static_cast<bool>(audit);
-    if (audit) {
-      audit_.emplace(std::move(*audit));
-    } else {
-      report["torch_op_audit_error"] = audit.error().message;
-    }
-    // Held from before the candidate's code runs: it may rebind torch.Tensor, not these references.
-    tensor_type_ = torch.attr("Tensor");
-    parameter_type_ = torch.attr("nn").attr("Parameter");
-    literal_eval_ = py::module_::import("ast").attr("literal_eval");
     // The task only for its constructor arguments, under the seed the child drew for them.
     auto task = task::load_task(a_.task_path);
     if (!task) return task.error().message;
@@ -172,6 +206,8 @@ std::variant<nlohmann::json, std::string> KernelbenchServer::set_up() {
     if (limit) report["address_space_limit_bytes"] = *limit;
   }
   step("confinement");
+  report["started_ahead"] = true;
+  report["ahead_ms"] = ahead_ms_;
   report["set_up_ms"] = steps;
   return report;
 }
@@ -384,34 +420,45 @@ void KernelbenchServer::serve() {
   }
 }
 
-int usage(const char* why) {
-  std::fprintf(stderr,
-               "kernelrl-kernelbench-runner: %s\nusage: kernelrl-kernelbench-runner PAGES_FD PAGES_BYTES PARENT_PID "
-               "ENTRY_DIR DISPLAY_NAME TASK_PATH INIT_SEED cpu|cuda\n(started by an evaluating child, not by hand)\n",
-               why);
-  return 64;
+// START's text: {"entry_dir", "display_name", "task_path", "init_seed", "pages_bytes"}.
+std::variant<RunnerArgs, std::string> read_start(const Header* h, RunnerArgs a) {
+  const nlohmann::json j = nlohmann::json::parse(runner::read_text(h), nullptr, false);
+  try {
+    a.entry_dir = j.at("entry_dir").get<std::string>();
+    a.display_name = j.at("display_name").get<std::string>();
+    a.task_path = j.at("task_path").get<std::string>();
+    a.init_seed = j.at("init_seed").get<std::uint64_t>();
+    a.pages_bytes = j.at("pages_bytes").get<std::size_t>();
+  } catch (const nlohmann::json::exception& e) {
+    return std::string("START: ") + e.what();
+  }
+  if (a.pages_bytes < runner::kDataOffset) return std::string("START: pages_bytes is smaller than the protocol's header");
+  return a;
 }
 
 }  // namespace
 
-int run_kernelbench_runner(int argc, char** argv) {
-  if (argc != 9) return usage("expected 8 arguments");
-  RunnerArgs a;
-  a.pages_fd = std::atoi(argv[1]);
-  a.pages_bytes = static_cast<std::size_t>(std::strtoull(argv[2], nullptr, 10));
-  a.parent = static_cast<pid_t>(std::atol(argv[3]));
-  a.entry_dir = argv[4];
-  a.display_name = argv[5];
-  a.task_path = argv[6];
-  a.init_seed = std::strtoull(argv[7], nullptr, 10);
-  const std::string device = argv[8];
-  if (device != "cpu" && device != "cuda") return usage("DEVICE must be cpu or cuda");
-  a.cuda = device == "cuda";
-  auto pages = runner::attach_pages(a.pages_fd, a.pages_bytes, a.parent);
-  if (!pages) return usage(pages.error().message.c_str());
-  auto* h = reinterpret_cast<Header*>(pages->data());
-  KernelbenchServer server(h, pages->data(), std::move(a));
-  auto report = server.set_up();
+void serve_kernelbench_runner(sandbox::SharedPages pages, pid_t parent, bool cuda) {
+  // Dies with the child; keeps none of its descriptors (the report pipe above all): the mapping stays.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) _exit(1);
+  pages.drop_descriptor();
+  ::syscall(SYS_close_range, 3u, ~0u, 0u);
+  task::python_after_fork_child();
+  KernelbenchServer server(parent, cuda);
+  const std::string not_ready = server.get_ready();
+  auto* h = reinterpret_cast<Header*>(pages.data());
+  if (!runner::wait_for_request(h, 1, Op::EXIT, parent) || h->op != Op::START) _exit(1);
+  if (!not_ready.empty()) runner::fail_set_up(h, not_ready);
+  RunnerArgs base;
+  base.parent = parent;
+  base.cuda = cuda;
+  auto args = read_start(h, base);
+  if (auto* bad = std::get_if<std::string>(&args)) runner::fail_set_up(h, *bad);
+  // On the CPU the call's tensors follow the header: the child extended the pages for them.
+  if (auto grown = pages.grow(std::get<RunnerArgs>(args).pages_bytes); !grown) runner::fail_set_up(h, grown.error().message);
+  h = reinterpret_cast<Header*>(pages.data());
+  auto report = server.set_up(h, pages.data(), std::move(std::get<RunnerArgs>(args)));
   if (auto* failed = std::get_if<std::string>(&report)) runner::fail_set_up(h, *failed);
   runner::answer_set_up(h, std::get<nlohmann::json>(report).dump());
   server.serve();

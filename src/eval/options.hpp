@@ -48,7 +48,7 @@ struct EvalOptions {
   // shown equal to in-process timing on the GPU (docs/security.md).
   bool native_candidate_process = false;
   // kernelbench candidates (CPU or GPU) run in a process of their own (eval/kernelbench_runner.hpp:
-  // a program with its own interpreter and, on a GPU, its own CUDA context; ModelNew's outputs copied
+  // forked at the child's start, its own interpreter state and, on a GPU, its own CUDA context; ModelNew's outputs copied
   // into slots the child reads; on a GPU timed on the host clock), with every defense on: the
   // reference, the checker and the tamper guard's interpreter never see the candidate's code. Off by
   // default until its timing has been compared on the GPU (docs/security.md).

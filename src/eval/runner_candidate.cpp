@@ -123,6 +123,12 @@ RunnerCandidate::~RunnerCandidate() {
   for (int i = 0; i < 100 && ::waitpid(pid_, &status, WNOHANG) == 0; ++i) std::this_thread::sleep_for(1ms);
 }
 
+void RunnerCandidate::start(const std::string& text) {
+  runner::write_text(h_, text);
+  h_->op = Op::START;
+  h_->command.ring(1);
+}
+
 void RunnerCandidate::request(Op op, std::chrono::microseconds spin) {
   h_->op = op;
   h_->command.ring(++seq_);

@@ -65,6 +65,9 @@ class RunnerCandidate : public Candidate {
   runner::Header* header() const { return h_; }
   void set_threads(int threads) { threads_ = threads; }
 
+  // START for a runner forked ahead (request 1, answered by its set-up report): `text` names what it
+  // serves.
+  void start(const std::string& text);
   // Sends one request and waits for its answer; ends this process like the runner if it died.
   void request(runner::Op op, std::chrono::microseconds spin);
   // Waits for the answer to the last request (the runner's first, unasked, is its report).

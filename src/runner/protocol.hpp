@@ -4,7 +4,9 @@
 // the runner holds only the candidate's library and the tensors it is given. Host candidates' runner
 // is forked from the child (eval/host_runner.hpp) and sees the tensors in the pages themselves; a GPU
 // candidate's runner is a program of its own (kernelrl-gpu-runner, runner/device_runner.hpp) that
-// maps the child's device arena through CUDA IPC and sees the tensors there.
+// maps the child's device arena through CUDA IPC and sees the tensors there; a kernelbench
+// candidate's is forked from the child before the child has anything of its evaluation
+// (eval/kernelbench_runner.hpp) and sees the tensors in the pages or the arena.
 #pragma once
 
 #include <kernelrl/abi.h>
@@ -32,8 +34,9 @@ constexpr std::size_t kIpcHandleBytes = 64;  // sizeof(cudaIpcMemHandle_t)
 // A kernelbench runner (eval/kernelbench_serve.hpp) also takes ARGS, before a call and outside any
 // timed region: the call's argument list (the text: which argument is which input slot, the others
 // as Python literals), and COLLECT, after a call and outside any timed region: the tensors the call
-// returned, copied into the output slots.
-enum class Op : std::int32_t { LOAD = 1, ARM = 2, CALL = 3, EXIT = 4, PING = 5, ARGS = 6, COLLECT = 7 };
+// returned, copied into the output slots. A kernelbench runner forked ahead of its evaluation waits
+// for START (request 1; the text: what to set up, as JSON) and answers it with its set-up report.
+enum class Op : std::int32_t { LOAD = 1, ARM = 2, CALL = 3, EXIT = 4, PING = 5, ARGS = 6, COLLECT = 7, START = 8 };
 
 // Load outcomes in Header::rc.
 constexpr std::int32_t kLoaded = 0, kCannotLoad = 1, kNoEntryPoint = 2;
@@ -100,7 +103,7 @@ struct RunnerHooks {
   void* state = nullptr;
 };
 
-// A runner program's start (kernelrl-gpu-runner, kernelrl-kernelbench-runner): checks that `parent`
+// A runner program's start (kernelrl-gpu-runner): checks that `parent`
 // is this process's parent, maps the protocol's pages from the inherited descriptor `fd` (`bytes`
 // long) and closes every other inherited descriptor (the mapping stays). An error naming the
 // argument at fault.

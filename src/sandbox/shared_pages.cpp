@@ -62,6 +62,25 @@ SharedPages& SharedPages::operator=(SharedPages&& o) noexcept {
   return *this;
 }
 
+common::Fallible SharedPages::grow(std::size_t n_bytes) {
+  if (n_bytes <= n_bytes_) return common::Ok{};
+  if (fd_ >= 0 && ::ftruncate(fd_, static_cast<off_t>(n_bytes)) != 0) {
+    return common::make_error("cannot size a memory file to " + std::to_string(n_bytes) + " bytes: " + std::strerror(errno));
+  }
+  void* p = ::mremap(data_, n_bytes_, n_bytes, MREMAP_MAYMOVE);
+  if (p == MAP_FAILED) {
+    return common::make_error("cannot map " + std::to_string(n_bytes) + " bytes of shared pages: " + std::strerror(errno));
+  }
+  data_ = static_cast<std::byte*>(p);
+  n_bytes_ = n_bytes;
+  return common::Ok{};
+}
+
+void SharedPages::drop_descriptor() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
 void SharedPages::release() {
   if (data_) ::munmap(data_, n_bytes_);
   if (fd_ >= 0) ::close(fd_);

@@ -29,6 +29,12 @@ class SharedPages {
   SharedPages& operator=(const SharedPages&) = delete;
   ~SharedPages();
 
+  // More of a memory file's pages: the process holding the descriptor extends the file first; one
+  // without it (which dropped it) maps more of what the holder extended. data() may move.
+  common::Fallible grow(std::size_t n_bytes);
+  // Closes the memory file's descriptor; the mapping stays.
+  void drop_descriptor();
+
   std::byte* data() const { return data_; }
   std::size_t size() const { return n_bytes_; }
   int fd() const { return fd_; }  // -1 for anonymous pages
