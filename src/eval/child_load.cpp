@@ -8,6 +8,7 @@
 #include "eval/device_runner.hpp"
 #include "eval/host_runner.hpp"
 #include "eval/kernelbench_runner.hpp"
+#include "eval/runner_ahead.hpp"
 #include "sandbox/candidate_confinement.hpp"
 #include "sandbox/confinement.hpp"
 
@@ -48,16 +49,13 @@ bool in_separate_process(const ChildSetup& s) {
 
 // kernelbench candidates run in a process of their own when the options ask
 // (eval/kernelbench_runner.hpp), on the CPU or a GPU.
-bool in_kernelbench_runner(const ChildSetup& s) { return uses_kernelbench_runner(s.req); }
+bool in_kernelbench_runner(const ChildSetup& s) { return runner_kind(s.req) == RunnerKind::KERNELBENCH; }
 
 bool wants_op_audit(const ChildSetup& s) {
   return s.req.options.torch_op_audit && s.req.rules == common::RuleSet::STRICT;
 }
 
-bool in_device_runner(const ChildSetup& s) {
-  return s.req.format == common::Format::NATIVE && s.cuda && s.req.options.defenses &&
-         s.req.options.native_candidate_process;
-}
+bool in_device_runner(const ChildSetup& s) { return runner_kind(s.req) == RunnerKind::NATIVE; }
 
 LoadOutcome load(const ChildSetup& s, LoadedCandidate& loaded, Observations& obs) {
   const bool kernelbench = s.req.format == common::Format::KERNELBENCH;

@@ -1,15 +1,15 @@
 #include "eval/device_runner.hpp"
 
-#include <unistd.h>
-
 #include <memory>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "eval/child_context.hpp"
 #include "eval/gpu.hpp"
+#include "eval/runner_ahead.hpp"
 #include "eval/runner_candidate.hpp"
-#include "kernelrl/build_config.hpp"
 
 namespace py = pybind11;
 
@@ -17,16 +17,15 @@ namespace kernelrl::eval {
 
 RunnerStart start_device_runner(const std::string& artifact, const std::vector<py::object>& params,
                                 const RunnerOptions& options) {
-  auto pages = sandbox::SharedPages::create_in_memory_file(runner::kDataOffset);
-  if (!pages) throw TaskError{"cannot start the candidate's process: " + pages.error().message};
-  auto* h = new (pages->data()) runner::Header{};
+  ForkedRunner forked = take_runner_ahead(RunnerKind::NATIVE);
+  auto* h = reinterpret_cast<runner::Header*>(forked.pages.data());
   RunnerMemory memory = device_arena(h, options.tensor_bytes);
-  // kernelrl-gpu-runner PAGES_FD PAGES_BYTES PARENT_PID ARTIFACT (runner/device_runner.hpp)
-  const pid_t pid = spawn_runner(build::gpu_runner_tool, pages->fd(),
-                                 {std::to_string(pages->size()), std::to_string(::getpid()), artifact});
-  auto candidate = std::make_unique<RunnerCandidate>(std::move(*pages), pid, std::move(memory), options.flush_caches,
-                                                     1 << 20);
+  const std::string start = nlohmann::json{{"artifact", artifact}}.dump();
+  if (start.size() >= runner::kTextBytes) throw TaskError{"the candidate's process cannot be started: its path is too long"};
+  auto candidate = std::make_unique<RunnerCandidate>(std::move(forked.pages), forked.pid, std::move(memory),
+                                                     options.flush_caches, 1 << 20);
   RunnerStart out;
+  candidate->start(start);
   out.isolation = candidate->read_set_up_report();
   if (auto failed = candidate->load()) {
     out.loaded = std::move(*failed);

@@ -1,6 +1,5 @@
-// A native candidate on a GPU in a process of its own: the program kernelrl-gpu-runner
-// (runner/device_runner.hpp), started by the evaluating child with fork and exec before it
-// restricts itself. The child allocates one device arena, exports it through CUDA IPC and keeps
+// A native candidate on a GPU in a process of its own (runner/device_runner.hpp), forked by the
+// evaluating child at its start (eval/runner_ahead.hpp). The child allocates one device arena, exports it through CUDA IPC and keeps
 // everything else (the reference, its outputs, the seeds, the checker, the timer, the report
 // channel) in its own process and context; the runner maps the arena in a context of its own and
 // calls the candidate on views of it. The child reads the outputs from its own mapping of the arena.
@@ -17,10 +16,10 @@
 
 namespace kernelrl::eval {
 
-// Starts the runner, waits for its set-up and confinement report, loads the candidate there and
-// copies `params` (device tensors) into the arena. Call on the device the evaluation uses, before
-// the child installs its own system-call filter (it forks and execs). Throws TaskError when the
-// runner cannot be started or set up (the machine's failure, not the candidate's).
+// Hands the candidate to the runner forked ahead (START), waits for its set-up and confinement
+// report, loads the candidate there and copies `params` (device tensors) into the arena. Call on
+// the device the evaluation uses. Throws TaskError when there is no runner or it could not set
+// itself up (the machine's failure, not the candidate's).
 RunnerStart start_device_runner(const std::string& artifact, const std::vector<pybind11::object>& params,
                                 const RunnerOptions& options);
 

@@ -1,19 +1,12 @@
 #include "eval/kernelbench_runner.hpp"
 
-#include <signal.h>
-#include <sys/prctl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "eval/kernelbench_serve.hpp"
+#include "eval/runner_ahead.hpp"
 #include "eval/torch_tensors.hpp"
 
 namespace py = pybind11;
@@ -149,54 +142,12 @@ class RunnerOpAudit : public OpAudit {
   KernelbenchRunnerCandidate* candidate_;  // owned by the same LoadedCandidate
 };
 
-// This process's runner, forked at its start (one evaluation per child), or why it could not be.
-struct RunnerAhead {
-  std::optional<sandbox::SharedPages> pages;
-  pid_t pid = -1;
-  std::string error;
-};
-
-std::optional<RunnerAhead>& runner_ahead() {
-  static std::optional<RunnerAhead> ahead;
-  return ahead;
-}
-
 }  // namespace
 
-bool uses_kernelbench_runner(const ChildRequest& request) {
-  return request.op == ChildOp::EVAL && request.format == common::Format::KERNELBENCH && request.options.defenses &&
-         request.options.kernelbench_candidate_process;
-}
-
-void fork_kernelbench_runner_ahead(const std::string& device) {
-  RunnerAhead& ahead = runner_ahead().emplace();
-  auto pages = sandbox::SharedPages::create_in_memory_file(runner::kDataOffset);
-  if (!pages) {
-    ahead.error = "cannot start the candidate's process: " + pages.error().message;
-    return;
-  }
-  new (pages->data()) runner::Header{};
-  ::signal(SIGCHLD, SIG_DFL);  // the runner's end must be waitable
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid == 0) serve_kernelbench_runner(std::move(*pages), parent, device == "cuda");
-  if (pid < 0) {
-    ahead.error = std::string("cannot start the candidate's process: fork failed: ") + std::strerror(errno);
-    return;
-  }
-  // The runner may not read this process's memory through /proc/<pid>/mem (same user otherwise).
-  ::prctl(PR_SET_DUMPABLE, 0);
-  ahead.pages = std::move(*pages);
-  ahead.pid = pid;
-}
-
 KernelbenchRunnerStart start_kernelbench_runner(const ChildSetup& s, const RunnerOptions& options, bool audit_ops) {
-  auto& ahead = runner_ahead();
-  if (!ahead) throw TaskError{"the candidate's process was not started ahead of the evaluation (the engine's fault)"};
-  if (!ahead->pages) throw TaskError{ahead->error};
-  sandbox::SharedPages pages = std::move(*ahead->pages);
-  const pid_t pid = ahead->pid;
-  ahead.reset();
+  ForkedRunner forked = take_runner_ahead(RunnerKind::KERNELBENCH);
+  sandbox::SharedPages pages = std::move(forked.pages);
+  const pid_t pid = forked.pid;
   // On the CPU the call's tensors follow the header, in the same memory file.
   if (!s.cuda) {
     if (auto grown = pages.grow(runner::kDataOffset + options.tensor_bytes); !grown) {

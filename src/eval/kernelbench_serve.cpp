@@ -3,9 +3,6 @@
 #include <pybind11/pybind11.h>
 
 #include <cuda_runtime.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -421,8 +418,8 @@ void KernelbenchServer::serve() {
 }
 
 // START's text: {"entry_dir", "display_name", "task_path", "init_seed", "pages_bytes"}.
-std::variant<RunnerArgs, std::string> read_start(const Header* h, RunnerArgs a) {
-  const nlohmann::json j = nlohmann::json::parse(runner::read_text(h), nullptr, false);
+std::variant<RunnerArgs, std::string> read_start(const std::string& text, RunnerArgs a) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   try {
     a.entry_dir = j.at("entry_dir").get<std::string>();
     a.display_name = j.at("display_name").get<std::string>();
@@ -439,21 +436,17 @@ std::variant<RunnerArgs, std::string> read_start(const Header* h, RunnerArgs a) 
 }  // namespace
 
 void serve_kernelbench_runner(sandbox::SharedPages pages, pid_t parent, bool cuda) {
-  // Dies with the child; keeps none of its descriptors (the report pipe above all): the mapping stays.
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != parent) _exit(1);
-  pages.drop_descriptor();
-  ::syscall(SYS_close_range, 3u, ~0u, 0u);
+  runner::begin_forked_runner(pages, parent);
   task::python_after_fork_child();
   KernelbenchServer server(parent, cuda);
   const std::string not_ready = server.get_ready();
   auto* h = reinterpret_cast<Header*>(pages.data());
-  if (!runner::wait_for_request(h, 1, Op::EXIT, parent) || h->op != Op::START) _exit(1);
+  const std::string start = runner::wait_for_start(h, parent);
   if (!not_ready.empty()) runner::fail_set_up(h, not_ready);
   RunnerArgs base;
   base.parent = parent;
   base.cuda = cuda;
-  auto args = read_start(h, base);
+  auto args = read_start(start, base);
   if (auto* bad = std::get_if<std::string>(&args)) runner::fail_set_up(h, *bad);
   // On the CPU the call's tensors follow the header: the child extended the pages for them.
   if (auto grown = pages.grow(std::get<RunnerArgs>(args).pages_bytes); !grown) runner::fail_set_up(h, grown.error().message);

@@ -1,8 +1,6 @@
 #include "eval/runner_candidate.hpp"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -49,41 +47,7 @@ std::size_t round_up(std::size_t n) { return (n + kAlignBytes - 1) / kAlignBytes
   _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
 }
 
-constexpr int kPagesFd = 3;  // where a runner program finds the protocol's pages
-
-// In the forked process: the pages at descriptor 3, then the runner program; never returns. The
-// arguments were made before the fork (no allocation here).
-[[noreturn]] void exec_runner(const char* tool, int pages_fd, char* const* argv) {
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // kept across exec: the runner dies with the child
-  if (pages_fd == kPagesFd) {
-    ::fcntl(kPagesFd, F_SETFD, 0);
-  } else if (::dup2(pages_fd, kPagesFd) != kPagesFd) {
-    _exit(127);
-  }
-  ::execv(tool, argv);
-  _exit(127);
-}
-
 }  // namespace
-
-pid_t spawn_runner(const char* tool, int pages_fd, const std::vector<std::string>& args) {
-  const char* name = std::strrchr(tool, '/') ? std::strrchr(tool, '/') + 1 : tool;
-  if (::access(tool, X_OK) != 0) {
-    throw TaskError{std::string(name) + " not found at " + tool + " (build the kernelrl_runtime target)"};
-  }
-  std::vector<std::string> all{name, std::to_string(kPagesFd)};
-  all.insert(all.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : all) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  ::signal(SIGCHLD, SIG_DFL);  // the runner's end must be waitable
-  const pid_t pid = ::fork();
-  if (pid == 0) exec_runner(tool, pages_fd, argv.data());
-  if (pid < 0) throw TaskError{std::string("cannot start the candidate's process: fork failed: ") + std::strerror(errno)};
-  // The runner may not read this process's memory through /proc/<pid>/mem (same user otherwise).
-  ::prctl(PR_SET_DUMPABLE, 0);
-  return pid;
-}
 
 RunnerMemory device_arena(runner::Header* h, std::size_t bytes) {
   auto arena = std::make_shared<gpu::SharedArena>();

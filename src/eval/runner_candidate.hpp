@@ -1,7 +1,8 @@
 // The evaluating child's side of a candidate in a process of its own (runner/protocol.hpp): a
 // Candidate whose calls are requests to the runner. The call's tensors live where both processes
 // see them: the shared pages themselves (host candidates, eval/host_runner.hpp) or a device arena
-// the runner maps through CUDA IPC (native candidates, eval/device_runner.hpp). Internal to src/eval.
+// the runner maps through CUDA IPC (native and kernelbench candidates, eval/runner_ahead.hpp).
+// Internal to src/eval.
 #pragma once
 
 #include <sys/types.h>
@@ -45,11 +46,6 @@ struct RunnerMemory {
   std::function<common::Fallible()> settle_staging;
   std::shared_ptr<void> owner;  // keeps the memory alive as long as the candidate (a device arena)
 };
-
-// Starts the runner program `tool` by fork and exec: `tool` 3 ARGS..., with the pages at descriptor
-// 3. The runner dies with this process (PR_SET_PDEATHSIG) and may not read its memory (this process
-// becomes non-dumpable). Throws TaskError when the tool is missing or the fork fails.
-pid_t spawn_runner(const char* tool, int pages_fd, const std::vector<std::string>& args);
 
 // A device arena of `bytes` on this process's device, exported into the header (its device, size and
 // CUDA IPC handle) for a GPU runner to map. Throws TaskError when it cannot be made.

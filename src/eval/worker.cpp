@@ -20,7 +20,7 @@
 #include "common/hash.hpp"
 #include "common/line_io.hpp"
 #include "eval/child_eval.hpp"
-#include "eval/kernelbench_runner.hpp"
+#include "eval/runner_ahead.hpp"
 #include "eval/phases.hpp"
 #include "eval/protocol.hpp"
 #include "sandbox/child_process.hpp"
@@ -89,8 +89,9 @@ WorkerReply error_reply(std::string message) {
 // oldest child forked ahead of time ("warm", which has created its CUDA context meanwhile) over
 // that child's own pipe, and warm children are forked at once up to `n_warm` (WorkerSettings::
 // warm_children): creating a context takes longer than evaluating a small kernel.
-// A kernelbench candidate that runs in a process of its own has it forked by its child at the
-// child's start (eval/kernelbench_runner.hpp): warm children get one when the last evaluation had one.
+// A candidate that runs in a process of its own (native on a GPU, kernelbench) has it forked by its
+// child at the child's start (eval/runner_ahead.hpp): warm children get the kind the last
+// evaluation had.
 // The worker holds the device lock for its child, in the mode the child's current phase needs.
 class Server {
  public:
@@ -116,11 +117,12 @@ class Server {
       torch_settled_ = true;
       drop_warm();
     }
-    // A child with a runner serves a request without one too (the runner idles and dies with it).
-    const bool with_runner = uses_kernelbench_runner(child);
-    if (child.op == ChildOp::EVAL) expect_runner_ = with_runner;
+    // A child with a runner serves a request that needs none too (the runner idles and dies with it).
+    const RunnerKind runner = runner_kind(child);
+    if (child.op == ChildOp::EVAL) expect_runner_ = runner;
     std::optional<Child> current;
-    if (!warm_.empty() && warm_.front().device == child.device && (warm_.front().with_runner || !with_runner) &&
+    if (!warm_.empty() && warm_.front().device == child.device &&
+        (warm_.front().runner == runner || runner == RunnerKind::NONE) &&
         child.op != ChildOp::DEVICE_INFO &&
         common::write_all(warm_.front().handle.request_fd,
                           nlohmann::json(WorkerRequest{task_path, child, steady_ns()}).dump() + "\n")) {
@@ -128,7 +130,7 @@ class Server {
       warm_.pop_front();
     } else {
       drop_warm();
-      current = spawn(child.device, with_runner, [this, task, child](int report_fd, int request_fd) {
+      current = spawn(child.device, runner, [this, task, child](int report_fd, int request_fd) {
         eval::run_child(task, child, report_fd, request_fd);
       });
       if (!current) return error_reply("cannot start an evaluation process in " + scratch_root_.string());
@@ -159,7 +161,7 @@ class Server {
     sandbox::ChildHandle handle;
     std::filesystem::path scratch;
     std::string device;
-    bool with_runner = false;  // forked its kernelbench runner at its start
+    RunnerKind runner = RunnerKind::NONE;  // the runner it forked at its start
   };
 
   // In a fresh child (spawn_child has already closed every descriptor but its own pipes, the
@@ -167,15 +169,15 @@ class Server {
   void enter_child() { task::python_after_fork_child(); }
 
   // Forks a child in a fresh scratch folder that runs `body(report_fd, request_fd)`, first forking
-  // its kernelbench runner when `with_runner`.
-  std::optional<Child> spawn(const std::string& device, bool with_runner, const std::function<void(int, int)>& body) {
+  // its candidate's runner of kind `runner`.
+  std::optional<Child> spawn(const std::string& device, RunnerKind runner, const std::function<void(int, int)>& body) {
     auto dir = common::make_temp_dir(scratch_root_, "child-");
     if (!dir) return std::nullopt;
-    Child w{{}, *dir, device, with_runner};
+    Child w{{}, *dir, device, runner};
     w.handle = sandbox::spawn_child(
-        [this, &body, &device, with_runner](int report_fd, int request_fd) {
+        [this, &body, &device, runner](int report_fd, int request_fd) {
           enter_child();
-          if (with_runner) eval::fork_kernelbench_runner_ahead(device);
+          if (runner != RunnerKind::NONE) eval::fork_runner_ahead(runner, device);
           body(report_fd, request_fd);
         },
         dir->string());
@@ -187,8 +189,8 @@ class Server {
   }
 
   // A child that prepares the device now and waits for its request.
-  void spawn_warm(const std::string& device, bool with_runner) {
-    auto warm = spawn(device, with_runner, [device](int report_fd, int request_fd) {
+  void spawn_warm(const std::string& device, RunnerKind runner) {
+    auto warm = spawn(device, runner, [device](int report_fd, int request_fd) {
       const std::int64_t start_ns = steady_ns();
       eval::prepare_device(device);
       const std::int64_t ready_ns = steady_ns();
@@ -220,7 +222,7 @@ class Server {
   TaskCache tasks_;
   std::deque<Child> warm_;  // forked ahead of the next requests, oldest first
   bool torch_settled_ = false;  // eval::settle_torch_lazy_state() has run in this process
-  bool expect_runner_ = false;  // the last evaluation had a kernelbench runner: warm children get one
+  RunnerKind expect_runner_ = RunnerKind::NONE;  // the last evaluation's: warm children get one
 };
 
 }  // namespace

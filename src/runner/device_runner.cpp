@@ -1,11 +1,7 @@
 #include "runner/device_runner.hpp"
 
 #include <cuda_runtime.h>
-#include <unistd.h>
 
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -16,29 +12,25 @@
 
 namespace kernelrl::runner {
 
-namespace {
-
-int usage(const char* why) {
-  std::fprintf(stderr, "kernelrl-gpu-runner: %s\nusage: kernelrl-gpu-runner PAGES_FD PAGES_BYTES PARENT_PID ARTIFACT\n"
-                       "(started by an evaluating child, not by hand)\n", why);
-  return 64;
-}
-
-}  // namespace
-
-int run_device_runner(int argc, char** argv) {
-  if (argc != 5) return usage("expected 4 arguments");
-  const int fd = std::atoi(argv[1]);
-  const auto bytes = static_cast<std::size_t>(std::strtoull(argv[2], nullptr, 10));
-  const auto parent = static_cast<pid_t>(std::atol(argv[3]));
-  const std::string artifact = argv[4];
-  auto pages = attach_pages(fd, bytes, parent);
-  if (!pages) return usage(pages.error().message.c_str());
-  auto* h = reinterpret_cast<Header*>(pages->data());
+void serve_device_runner(sandbox::SharedPages pages, pid_t parent) {
+  begin_forked_runner(pages, parent);
+  const cudaError_t ready = cudaFree(nullptr);  // this process's context, made before the evaluation
+  auto* h = reinterpret_cast<Header*>(pages.data());
+  const nlohmann::json start = nlohmann::json::parse(wait_for_start(h, parent), nullptr, false);
+  if (!start.is_object() || !start.contains("artifact") || !start["artifact"].is_string()) {
+    fail_set_up(h, "START: no artifact");
+  }
+  if (ready != cudaSuccess) {
+    fail_set_up(h, std::string("cannot create a CUDA context: ") + cudaGetErrorString(ready) + " (" +
+                       cudaGetErrorName(ready) + ")");
+  }
+  const std::string artifact = start["artifact"].get<std::string>();
   DeviceState state;
   void* arena = nullptr;
   if (const std::string failed = set_up_device(h, state, arena); !failed.empty()) fail_set_up(h, failed);
-  answer_set_up(h, sandbox::confine_candidate_process().dump());
+  nlohmann::json report = sandbox::confine_candidate_process();
+  report["started_ahead"] = true;
+  answer_set_up(h, report.dump());
   RunnerHooks hooks;
   hooks.data = static_cast<std::byte*>(arena);
   hooks.data_bytes = h->arena_bytes;

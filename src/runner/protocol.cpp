@@ -1,6 +1,8 @@
 #include "runner/protocol.hpp"
 
 #include <dlfcn.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -109,13 +111,16 @@ void write_text(Header* h, const std::string& s) {
 
 std::string read_text(const Header* h) { return std::string(h->text, strnlen(h->text, kTextBytes - 1)); }
 
-common::Expected<sandbox::SharedPages> attach_pages(int fd, std::size_t bytes, pid_t parent) {
-  if (::getppid() != parent) return common::make_error("PARENT_PID is not this process's parent");
-  if (bytes < kDataOffset) return common::make_error("PAGES_BYTES is smaller than the protocol's header");
-  auto pages = sandbox::SharedPages::map_memory_file(fd, bytes);
-  if (!pages) return pages.error();
-  ::syscall(SYS_close_range, 3u, ~0u, 0u);  // the mapping stays; no descriptor of the child's is kept
-  return pages;
+void begin_forked_runner(sandbox::SharedPages& pages, pid_t parent) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) _exit(1);
+  pages.drop_descriptor();
+  ::syscall(SYS_close_range, 3u, ~0u, 0u);
+}
+
+std::string wait_for_start(Header* h, pid_t parent) {
+  if (!wait_for_request(h, 1, Op::EXIT, parent) || h->op != Op::START) _exit(1);
+  return read_text(h);
 }
 
 void answer_set_up(Header* h, const std::string& report) {

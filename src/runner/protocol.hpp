@@ -2,11 +2,11 @@
 // pages both map, a header in them saying what to do and where a call's tensors are, and one
 // doorbell each way. The child keeps the checker, the reference, the seeds and the report channel;
 // the runner holds only the candidate's library and the tensors it is given. Host candidates' runner
-// is forked from the child (eval/host_runner.hpp) and sees the tensors in the pages themselves; a GPU
-// candidate's runner is a program of its own (kernelrl-gpu-runner, runner/device_runner.hpp) that
-// maps the child's device arena through CUDA IPC and sees the tensors there; a kernelbench
-// candidate's is forked from the child before the child has anything of its evaluation
-// (eval/kernelbench_runner.hpp) and sees the tensors in the pages or the arena.
+// is forked from the child (eval/host_runner.hpp) and sees the tensors in the pages themselves; a
+// native GPU candidate's (runner/device_runner.hpp) and a kernelbench candidate's
+// (eval/kernelbench_serve.hpp) are forked by the child at its start, before it has anything of its
+// evaluation (eval/runner_ahead.hpp), get ready, wait for START, and see the tensors in the child's
+// device arena, mapped through CUDA IPC (a kernelbench one on the CPU: in the pages).
 #pragma once
 
 #include <kernelrl/abi.h>
@@ -103,11 +103,14 @@ struct RunnerHooks {
   void* state = nullptr;
 };
 
-// A runner program's start (kernelrl-gpu-runner): checks that `parent`
-// is this process's parent, maps the protocol's pages from the inherited descriptor `fd` (`bytes`
-// long) and closes every other inherited descriptor (the mapping stays). An error naming the
-// argument at fault.
-common::Expected<sandbox::SharedPages> attach_pages(int fd, std::size_t bytes, pid_t parent);
+// First thing in a runner forked by the evaluating child (eval/runner_ahead.hpp): it dies with
+// `parent` (and exits 1 when `parent` is not its parent any more) and keeps none of the child's
+// descriptors, the report pipe above all (the mapping of `pages` stays).
+void begin_forked_runner(sandbox::SharedPages& pages, pid_t parent);
+
+// Waits for START (request 1) and returns its text; exits 1 when the parent died first or the
+// request is another.
+std::string wait_for_start(Header* h, pid_t parent);
 
 // Answers the runner's first request: its set-up report (rc 0), or why it could not set itself up
 // (rc -1, and the runner exits 1).
