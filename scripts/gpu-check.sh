@@ -29,7 +29,8 @@
 #                                   candidate (device reset, illegal address, crash, hang, memory bomb,
 #                                   hoarded memory, lazy outputs, inputs zeroed, trap, global hook): scripts/soak.py's checks
 #                                   (a record each, no engine error, honest results unchanged, nothing left);
-#                                   SOAK_ARGS adds `kernelrl eval` arguments (--native-candidate-process)
+#                                   SOAK_ARGS adds `kernelrl eval` arguments (--native-candidate-process);
+#                                   1000 take ~470 s: on a fresh machine (build ~140 s) run another mode first
 #   scripts/gpu-check.sh confine    only the compile read confinement's CPU tests, on this machine's toolchain
 #   scripts/gpu-check.sh split      only bench/process_split_bench.cpp: what a GPU candidate in a process of
 #                                   its own would cost (second context, CUDA IPC, doorbell round trip
