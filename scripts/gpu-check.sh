@@ -30,7 +30,8 @@
 #                                   hoarded memory, lazy outputs, inputs zeroed, trap, global hook): scripts/soak.py's checks
 #                                   (a record each, no engine error, honest results unchanged, nothing left);
 #                                   SOAK_ARGS adds `kernelrl eval` arguments (--native-candidate-process);
-#                                   1000 take ~470 s: on a fresh machine (build ~140 s) run another mode first
+#                                   1000 take ~470 s: on a fresh machine (build ~140 s) run another mode first;
+#                                   SOAK_S (570) stops the batch in time and checks what came back
 #   scripts/gpu-check.sh confine    only the compile read confinement's CPU tests, on this machine's toolchain
 #   scripts/gpu-check.sh split      only bench/process_split_bench.cpp: what a GPU candidate in a process of
 #                                   its own would cost (second context, CUDA IPC, doorbell round trip
@@ -227,7 +228,10 @@ elif [ "$mode" = kb ]; then
   note "left over: processes '$(pgrep -af 'kernelrl' | grep -v pgrep | tr '\n' ';')', GPU memory used $(nvidia-smi --query-gpu=memory.used --format=csv,noheader)"
 elif [ "$mode" = soak ]; then
   # SOAK_ARGS: more `kernelrl eval` arguments (e.g. --native-candidate-process).
-  $python scripts/soak.py --kernelrl "$bin" --device cuda --n "${SOAK_N:-1000}" --out "$out/soak" \
+  # SOAK_S (default 570): the call's seconds the soak may reach from the script's start; the batch is
+  # stopped there and its records so far checked (a fresh machine's build takes ~140 s of them).
+  soak_s=$(( ${SOAK_S:-570} - ($(date +%s) - t0) )); [ "$soak_s" -lt 60 ] && soak_s=60
+  $python scripts/soak.py --kernelrl "$bin" --device cuda --n "${SOAK_N:-1000}" --out "$out/soak" --time-limit-s "$soak_s" \
     $([ -n "${SOAK_ARGS:-}" ] && echo -- $SOAK_ARGS) >"$logs/soak.log" 2>&1
   note "soak: rc $? (1: a check failed), $($python -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["records"], "records of", d["jobs"], "jobs in", d["wall_s"], "s;", d["evaluations_per_min"], "/min; engine errors", d["engine_errors"], "; by kind", json.dumps(d["statuses_by_kind"]), "; GPU MiB before/after", d.get("gpu_memory_mib_before_after"), "; processes left", len(d["processes_left"]), "; failures", d["failures"][:5])' "$out/soak/summary.json" 2>&1)"
 elif [ "$mode" = confine ]; then

@@ -21,6 +21,7 @@ import argparse
 import collections
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -163,10 +164,15 @@ def main():
     p.add_argument("--band", type=float, default=0.25,
                    help="an honest speedup may differ this much from its median (0: not checked, e.g. on a busy CPU)")
     p.add_argument("--out", required=True, help="folder for batch.json, results.jsonl, summary.json")
+    p.add_argument("--time-limit-s", type=float, default=None,
+                   help="stop the batch after this many seconds and check the records it wrote (a soak that "
+                        "must end inside a time-limited call)")
     p.add_argument("eval_args", nargs="*", help="after --: more arguments for kernelrl eval")
     a = p.parse_args()
     if a.n < 1:
         p.error("--n: must be at least 1")
+    if a.time_limit_s is not None and a.time_limit_s <= 0:
+        p.error(f"--time-limit-s: must be positive, not {a.time_limit_s:g}")
     os.makedirs(a.out, exist_ok=True)
     jobs = make_batch(a.device, a.n, a.faulty_every)
     batch_path, results_path = os.path.join(a.out, "batch.json"), os.path.join(a.out, "results.jsonl")
@@ -178,17 +184,37 @@ def main():
     t0 = time.time()
     marker = f"KERNELRL_SOAK={os.getpid()}-{time.time_ns()}"
     env = dict(os.environ, KERNELRL_SOAK=marker.split("=", 1)[1])
-    rc = subprocess.run([a.kernelrl, "eval", "--batch", batch_path, "--out", results_path, *a.eval_args],
-                        cwd=ROOT, env=env, stdout=subprocess.DEVNULL).returncode
+    # A session of its own: a stop reaches the batch's every process, as Ctrl-C reaches a terminal's
+    # foreground group.
+    batch = subprocess.Popen([a.kernelrl, "eval", "--batch", batch_path, "--out", results_path, *a.eval_args],
+                             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, start_new_session=True)
+    stopped = False
+    try:
+        rc = batch.wait(timeout=a.time_limit_s)
+    except subprocess.TimeoutExpired:
+        # Stopped as a user would (Ctrl-C), then killed if it does not end: the records so far are
+        # still checked, and so is what the batch left behind.
+        stopped = True
+        os.killpg(batch.pid, signal.SIGINT)
+        try:
+            rc = batch.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(batch.pid, signal.SIGKILL)
+            rc = batch.wait()
     wall = time.time() - t0
     time.sleep(2)  # the engine's children are reaped by then
+    if stopped:  # and a stopped batch's within the next 30 s
+        for _ in range(30):
+            if not processes_marked(marker):
+                break
+            time.sleep(1)
     try:
         records = [json.loads(line) for line in open(results_path) if line.strip()]
     except FileNotFoundError:
         print(f"soak: kernelrl eval --batch wrote no results (exit {rc})", file=sys.stderr)
         return 2
     summary, failures = check(jobs, records, a.band)
-    summary.update({"device": a.device, "eval_exit": rc, "wall_s": round(wall, 1),
+    summary.update({"device": a.device, "eval_exit": rc, "wall_s": round(wall, 1), "stopped_at_time_limit": stopped,
                     "evaluations_per_min": round(60 * len(records) / wall, 1) if wall > 0 else None})
     left = processes_marked(marker)
     summary["processes_left"] = left
@@ -199,7 +225,9 @@ def main():
         summary["gpu_memory_mib_before_after"] = [memory_before, after]
         if memory_before is not None and after is not None and after > memory_before + 64:
             failures.append(f"GPU memory used {after} MiB after the soak, {memory_before} MiB before")
-    if rc not in (0,):
+    if stopped:
+        failures.append(f"the batch was stopped at the time limit ({a.time_limit_s:g} s); its records so far are checked")
+    elif rc not in (0,):
         failures.append(f"kernelrl eval --batch exited {rc}")
     summary["failures"] = failures
     with open(os.path.join(a.out, "summary.json"), "w") as f:
