@@ -21,7 +21,6 @@ RunnerStart start_device_runner(const std::string& artifact, const std::vector<p
   auto* h = reinterpret_cast<runner::Header*>(forked.pages.data());
   RunnerMemory memory = device_arena(h, options.tensor_bytes);
   const std::string start = nlohmann::json{{"artifact", artifact}}.dump();
-  if (start.size() >= runner::kTextBytes) throw TaskError{"the candidate's process cannot be started: its path is too long"};
   auto candidate = std::make_unique<RunnerCandidate>(std::move(forked.pages), forked.pid, std::move(memory),
                                                      options.flush_caches, 1 << 20);
   RunnerStart out;

@@ -173,7 +173,6 @@ KernelbenchRunnerStart start_kernelbench_runner(const ChildSetup& s, const Runne
   auto candidate = std::make_unique<KernelbenchRunnerCandidate>(std::move(pages), pid, std::move(memory),
                                                                 options.flush_caches, std::move(output_likes));
   KernelbenchRunnerStart out;
-  if (start.size() >= runner::kTextBytes) throw TaskError{"the candidate's process cannot be started: its paths are too long"};
   candidate->start(start);
   out.runner.isolation = candidate->read_set_up_report();
   if (auto failed = candidate->load()) {

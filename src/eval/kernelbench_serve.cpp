@@ -47,8 +47,6 @@ constexpr std::uint64_t kHostMemoryHeadroomBytes = 8ull << 30;  // as the evalua
 
 // What START names: the evaluation this runner serves.
 struct RunnerArgs {
-  pid_t parent = 0;
-  bool cuda = false;
   std::size_t pages_bytes = 0;
   std::string entry_dir, display_name, task_path;
   std::uint64_t init_seed = 0;
@@ -70,7 +68,7 @@ std::size_t slot_bytes(const TensorSlot& s) {
 
 class KernelbenchServer {
  public:
-  KernelbenchServer(pid_t parent, bool cuda) { a_.parent = parent; a_.cuda = cuda; }
+  KernelbenchServer(pid_t parent, bool cuda) : parent_(parent), cuda_(cuda) {}
 
   // Before the evaluation is known: the CUDA context, torch's own set-up on the device, the
   // extension loaders, the operator audit. An error text, or empty.
@@ -93,8 +91,9 @@ class KernelbenchServer {
   bool outputs_fit(const std::vector<py::object>& outs) const;
   void report_returned(const std::vector<py::object>& outs);
 
+  const pid_t parent_;
+  const bool cuda_;
   Header* h_ = nullptr;
-  std::byte* pages_ = nullptr;
   RunnerArgs a_;
   nlohmann::json ahead_ms_ = nlohmann::json::object();  // get_ready's steps
   nlohmann::json ahead_report_ = nlohmann::json::object();
@@ -128,7 +127,7 @@ class StepClock {
 
 std::string KernelbenchServer::get_ready() {
   StepClock step(ahead_ms_);
-  if (a_.cuda) {
+  if (cuda_) {
     cudaError_t e = cudaFree(nullptr);  // this process's context on the current device
     if (e != cudaSuccess) return std::string("cannot create a CUDA context: ") + cudaGetErrorString(e);
   }
@@ -137,7 +136,7 @@ std::string KernelbenchServer::get_ready() {
     py::module_ torch = py::module_::import("torch");
     // torch's own set-up (its CUDA state, the CPU thread pool) before the child counts the threads.
     py::dict on;
-    on["device"] = a_.cuda ? "cuda" : "cpu";
+    on["device"] = cuda_ ? "cuda" : "cpu";
     torch.attr("ones")(1 << 22, **on).attr("sum")().attr("item")();
     step("torch_device");
     if (auto prepared = prepare_kernelbench_loading(); !prepared) return prepared.error().message;
@@ -163,11 +162,10 @@ std::string KernelbenchServer::get_ready() {
 
 std::variant<nlohmann::json, std::string> KernelbenchServer::set_up(Header* h, std::byte* pages, RunnerArgs args) {
   h_ = h;
-  pages_ = pages;
   a_ = std::move(args);
   nlohmann::json steps = nlohmann::json::object();
   StepClock step(steps);
-  if (a_.cuda) {
+  if (cuda_) {
     void* arena = nullptr;
     const std::string failed = runner::set_up_device(h_, device_state_, arena);
     if (!failed.empty()) return failed;
@@ -175,14 +173,14 @@ std::variant<nlohmann::json, std::string> KernelbenchServer::set_up(Header* h, s
     data_bytes_ = h_->arena_bytes;
     cuda_device_ = h_->device;
   } else {
-    data_ = pages_ + runner::kDataOffset;
+    data_ = pages + runner::kDataOffset;
     data_bytes_ = a_.pages_bytes - runner::kDataOffset;
   }
   step("device");
   nlohmann::json report = ahead_report_;
   try {
     py::module_ torch = py::module_::import("torch");
-    if (a_.cuda) {
+    if (cuda_) {
       torch.attr("cuda").attr("set_device")(cuda_device_);
       device_ = torch.attr("device")("cuda:" + std::to_string(cuda_device_));
     } else {
@@ -198,7 +196,7 @@ std::variant<nlohmann::json, std::string> KernelbenchServer::set_up(Header* h, s
     return std::string("cannot set up the candidate's interpreter: ") + e.what();
   }
   report.update(sandbox::confine_candidate_process());
-  if (!a_.cuda) {
+  if (!cuda_) {
     auto limit = sandbox::limit_address_space_growth(kHostMemoryHeadroomBytes);
     if (limit) report["address_space_limit_bytes"] = *limit;
   }
@@ -342,7 +340,7 @@ std::int32_t KernelbenchServer::call() {
     rc = runner::kCallFailed;
     returned_.clear();
   }
-  if (a_.cuda) {
+  if (cuda_) {
     if (const char* failed = runner::finish_device(&device_state_)) {
       runner::write_text(h_, failed);
       rc = runner::kCallFailed;
@@ -365,14 +363,14 @@ std::int32_t KernelbenchServer::collect() {
       return 1;
     }
     if (returned_[i].bytes == 0) continue;
-    if (!a_.cuda) {
+    if (!cuda_) {
       std::memcpy(data_ + s.offset, returned_[i].data, returned_[i].bytes);
     } else if (cudaMemcpyAsync(data_ + s.offset, returned_[i].data, returned_[i].bytes, cudaMemcpyDefault,
                                device_state_.stream) != cudaSuccess) {
       break;  // the error is read below
     }
   }
-  if (a_.cuda) {
+  if (cuda_) {
     cudaError_t e = cudaStreamSynchronize(device_state_.stream);
     if (e == cudaSuccess) e = cudaGetLastError();
     if (e != cudaSuccess) {
@@ -388,7 +386,7 @@ void KernelbenchServer::serve() {
   Op last = Op::LOAD;
   for (;;) {
     ++seq;
-    if (!runner::wait_for_request(h_, seq, last, a_.parent)) _exit(1);
+    if (!runner::wait_for_request(h_, seq, last, parent_)) _exit(1);
     last = h_->op;
     switch (h_->op) {
       case Op::LOAD:
@@ -398,7 +396,7 @@ void KernelbenchServer::serve() {
         h_->rc = build_args();
         break;
       case Op::ARM:
-        if (h_->flush_caches) a_.cuda ? runner::flush_device(&device_state_) : sweep_.sweep();
+        if (h_->flush_caches) cuda_ ? runner::flush_device(&device_state_) : sweep_.sweep();
         h_->rc = 0;
         break;
       case Op::CALL:
@@ -418,8 +416,9 @@ void KernelbenchServer::serve() {
 }
 
 // START's text: {"entry_dir", "display_name", "task_path", "init_seed", "pages_bytes"}.
-std::variant<RunnerArgs, std::string> read_start(const std::string& text, RunnerArgs a) {
+std::variant<RunnerArgs, std::string> read_start(const std::string& text) {
   const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  RunnerArgs a;
   try {
     a.entry_dir = j.at("entry_dir").get<std::string>();
     a.display_name = j.at("display_name").get<std::string>();
@@ -443,10 +442,7 @@ void serve_kernelbench_runner(sandbox::SharedPages pages, pid_t parent, bool cud
   auto* h = reinterpret_cast<Header*>(pages.data());
   const std::string start = runner::wait_for_start(h, parent);
   if (!not_ready.empty()) runner::fail_set_up(h, not_ready);
-  RunnerArgs base;
-  base.parent = parent;
-  base.cuda = cuda;
-  auto args = read_start(start, base);
+  auto args = read_start(start);
   if (auto* bad = std::get_if<std::string>(&args)) runner::fail_set_up(h, *bad);
   // On the CPU the call's tensors follow the header: the child extended the pages for them.
   if (auto grown = pages.grow(std::get<RunnerArgs>(args).pages_bytes); !grown) runner::fail_set_up(h, grown.error().message);

@@ -88,6 +88,7 @@ RunnerCandidate::~RunnerCandidate() {
 }
 
 void RunnerCandidate::start(const std::string& text) {
+  if (text.size() >= runner::kTextBytes) throw TaskError{"the candidate's process cannot be started: its paths are too long"};
   runner::write_text(h_, text);
   h_->op = Op::START;
   h_->command.ring(1);

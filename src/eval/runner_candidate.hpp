@@ -62,7 +62,7 @@ class RunnerCandidate : public Candidate {
   void set_threads(int threads) { threads_ = threads; }
 
   // START for a runner forked ahead (request 1, answered by its set-up report): `text` names what it
-  // serves.
+  // serves. Throws TaskError when the text does not fit the header.
   void start(const std::string& text);
   // Sends one request and waits for its answer; ends this process like the runner if it died.
   void request(runner::Op op, std::chrono::microseconds spin);
