@@ -55,8 +55,10 @@ class Candidate {
   virtual common::Fallible arm() { return common::Ok{}; }
   // True when the candidate's GPU work runs in a CUDA context other than the evaluator's: events of
   // the evaluator's context around it would time the GPU's switch between contexts, so its calls
-  // (and the reference beside them) are timed on the host clock.
+  // are timed on the host clock, less what that clock costs around a call that runs nothing:
+  // idle_call(), armed and timed like a call (eval/child_timing.cpp).
   virtual bool in_another_cuda_context() const { return false; }
+  virtual common::Fallible idle_call() { return common::Ok{}; }
   // Why the candidate broke a rule of the evaluation outside its calls (a thread of its own still
   // running when no call is, ...), or nullopt: asked before every call and before every call is judged.
   virtual std::optional<std::string> refusal_between_calls() { return std::nullopt; }

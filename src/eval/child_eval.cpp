@@ -196,9 +196,7 @@ void run_child(const task::TaskModule* task, const ChildRequest& req, int report
     record.result = evaluate(s, rep, std::move(obs));
     // Only a clean evaluation's reference time is kept for later candidates: one measured beside a
     // candidate that broke a rule (a thread burning the CPU, ...) may be inflated.
-    // Nor one timed on the host clock beside a candidate in its own CUDA context: cached times are events'.
-    if (!req.cached_ref && record.result->ref_runtime.n > 0 && record.result->status == common::Status::OK &&
-        !record.result->isolation.value("timed_on_host_clock", false)) {
+    if (!req.cached_ref && record.result->ref_runtime.n > 0 && record.result->status == common::Status::OK) {
       record.ref_timing = record.result->ref_runtime;
     }
     rep.final(record);

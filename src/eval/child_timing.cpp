@@ -93,6 +93,29 @@ std::optional<Verdict> closing_audits(const ChildSetup& s, const LoadedCandidate
   return std::nullopt;
 }
 
+// What the host clock costs around a call of a candidate in another CUDA context: calls that run
+// none of its code (Candidate::idle_call), flushed, armed and timed exactly like its timed calls,
+// as many as those (at most 100, at least 5); their median in ms. Subtracted from each timed call,
+// what is left is what events in process measure: the GPU's work after the flush, and any launch
+// the flush did not hide. No candidate code runs meanwhile (its threads are counted before and
+// after), so it cannot lengthen these calls to shorten its own.
+common::Expected<double> idle_call_ms(Candidate& cand, CallTimer& timer, std::size_t n_timed, const EvalOptions& options) {
+  check_between_calls(cand);
+  EvalOptions idle = options;
+  idle.n_warmup = 2;
+  idle.min_reps = idle.max_reps = static_cast<int>(std::clamp<std::size_t>(n_timed, 5, 100));
+  auto times = timer.run([&](int) { return cand.idle_call(); }, idle, {}, {}, [&](int) { return cand.arm(); });
+  check_between_calls(cand);
+  if (!times) return times.error();
+  return summarize_ms(*times).median_us / 1000.0;
+}
+
+// The candidate's timed calls less the clock's cost around one, each at least kShortestCallMs.
+constexpr double kShortestCallMs = 0.001;
+void subtract_idle(std::vector<double>& times_ms, double idle_ms) {
+  for (double& t : times_ms) t = std::max(t - idle_ms, kShortestCallMs);
+}
+
 }  // namespace
 
 // Times the candidate over the sets (rotating), audits timed calls at random and one more call per
@@ -102,13 +125,19 @@ std::optional<Verdict> closing_audits(const ChildSetup& s, const LoadedCandidate
 std::variant<Timings, Verdict> time_candidate(const ChildSetup& s, LoadedCandidate& loaded, std::vector<InputSet>& sets,
                                               Observations& obs) {
   Candidate& cand = *loaded.candidate;
-  // A candidate in another CUDA context is timed on the host clock, and the reference beside it the
-  // same way (never a cached reference time, which was measured with events).
+  // A candidate in another CUDA context is timed on the host clock, less that clock's cost around a
+  // call (idle_call_ms); the reference beside it keeps this context's events, the measure a cached
+  // reference time has too.
   const bool host_clock = s.cuda && cand.in_another_cuda_context();
-  const std::optional<TimingSummary> cached_ref = host_clock ? std::nullopt : s.req.cached_ref;
-  if (host_clock) obs.isolation["timed_on_host_clock"] = true;
+  const std::optional<TimingSummary> cached_ref = s.req.cached_ref;
   auto timer = CallTimer::create(s.cuda, s.stream, s.l2_bytes, host_clock);
   if (!timer) throw TaskError{"cannot set up the timer: " + timer.error().message};
+  std::unique_ptr<CallTimer> ref_timer;
+  if (host_clock) {
+    auto events = CallTimer::create(s.cuda, s.stream, s.l2_bytes);
+    if (!events) throw TaskError{"cannot set up the reference's timer: " + events.error().message};
+    ref_timer = std::move(*events);
+  }
   const bool defended = s.req.options.defenses;
   const std::vector<bool> audited = defended ? draw_audits(s.req.options.max_reps) : std::vector<bool>{};
   int n_prepared = 0;  // warm-up calls first, then timed ones
@@ -170,7 +199,8 @@ std::variant<Timings, Verdict> time_candidate(const ChildSetup& s, LoadedCandida
   if (cached_ref) {
     times = (*timer)->run(candidate_call, s.req.options, prepare, after, arm);
   } else {
-    auto paired = (*timer)->run_paired(candidate_call, reference_call, s.req.options, prepare, after, arm);
+    auto paired =
+        (*timer)->run_paired(candidate_call, reference_call, s.req.options, prepare, after, arm, ref_timer.get());
     if (!reference_error.empty()) throw TaskError{"timing the reference failed: " + reference_error};
     if (paired) {
       times = std::move(paired->a_ms);
@@ -197,6 +227,14 @@ std::variant<Timings, Verdict> time_candidate(const ChildSetup& s, LoadedCandida
     obs.isolation["operator_audited_timed_calls"] = operator_audited.size();
   }
   if (!times) return make_verdict(common::Status::RUNTIME_ERROR, "failed while timing: " + times.error().message);
+  if (host_clock) {
+    auto t_step = child_clock::now();
+    auto idle_ms = idle_call_ms(cand, **timer, times->size(), s.req.options);
+    if (!idle_ms) return make_verdict(common::Status::RUNTIME_ERROR, "failed while timing: " + idle_ms.error().message);
+    subtract_idle(*times, *idle_ms);
+    obs.isolation["timed_on_host_clock"] = {{"idle_call_us", *idle_ms * 1000.0}};
+    add_step(obs.phases_ms, "timing.idle_calls", t_step);
+  }
   obs.phases_ms["timing"] = ms_since(t0);
   auto t_recheck = child_clock::now();
   std::optional<Verdict> closing = defended ? closing_audits(s, loaded, **timer, sets, obs) : std::nullopt;

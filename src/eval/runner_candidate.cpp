@@ -159,6 +159,12 @@ common::Fallible RunnerCandidate::arm() {
   return common::Ok{};
 }
 
+common::Fallible RunnerCandidate::idle_call() {
+  request(Op::IDLE, 5ms);
+  request(Op::PING, 5ms);
+  return common::Ok{};
+}
+
 CallOutcome RunnerCandidate::call(CallArgs&, void*) {
   CallOutcome out;
   request(Op::CALL, 5ms);

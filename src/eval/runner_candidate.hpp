@@ -82,6 +82,7 @@ class RunnerCandidate : public Candidate {
 
   common::Fallible stage(CallArgs& args) override;
   common::Fallible arm() override;
+  common::Fallible idle_call() override;
   CallOutcome call(CallArgs&, void*) override;
   common::Fallible collect(CallArgs&) override;
   bool uses_preallocated_outputs() const override { return true; }

@@ -33,9 +33,9 @@ class GpuTimer : public CallTimer {
 };
 
 // For work in another process's CUDA context: events of this context around it would time the
-// GPU's switch between the two contexts (~0.3 ms on an H200 without MPS: docs/security.md). The
-// flush is waited for before the clock starts; the end waits for this context's work (the
-// reference's launches) and the call itself has already waited for the other context's.
+// GPU's switch between the two contexts (~0.3 ms on an H200 without MPS: docs/security.md). This
+// context's flush is waited for before the clock starts (the other process's ARM enqueues its own
+// after it); the end waits for this context and the call itself has already waited for the other's.
 class GpuHostClockTimer : public CallTimer {
  public:
   explicit GpuHostClockTimer(void* stream) : stream_(stream) {}
@@ -152,9 +152,10 @@ common::Expected<std::vector<double>> CallTimer::run(const Call& call, const Eva
 common::Expected<CallTimer::Paired> CallTimer::run_paired(const Call& call_a, const Call& call_b,
                                                           const EvalOptions& options,
                                                           const std::function<void(int)>& prepare, const Call& after,
-                                                          const Call& arm) {
+                                                          const Call& arm, CallTimer* b_timer) {
+  CallTimer& timer_b = b_timer ? *b_timer : *this;
   if (auto s = warm_up(call_a, options, prepare); !s) return s.error();
-  if (auto s = warm_up(call_b, options, {}); !s) return s.error();
+  if (auto s = timer_b.warm_up(call_b, options, {}); !s) return s.error();
   Paired times;
   double total_ms = 0;
   for (int rep = 0; rep < options.max_reps; ++rep) {
@@ -165,7 +166,7 @@ common::Expected<CallTimer::Paired> CallTimer::run_paired(const Call& call_a, co
     if (after) {
       if (auto audited = after(rep); !audited) return audited.error();
     }
-    auto b = timed(call_b, rep, options, {});
+    auto b = timer_b.timed(call_b, rep, options, {});
     if (!b) return b.error();
     times.a_ms.push_back(*a);
     times.b_ms.push_back(*b);

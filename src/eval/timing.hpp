@@ -17,8 +17,8 @@ class CallTimer {
  public:
   // cuda: time with events on `stream` and flush L2 (`l2_bytes`); else host clock and a flush of
   // the CPU's last-level cache. cuda and host_clock: flush L2, then time on the host clock from
-  // the call's start to the end of a device synchronisation (for a candidate whose GPU work runs
-  // in another process's context, and the reference beside it, timed alike).
+  // the call's start (after `arm`) to the end of a device synchronisation (for a candidate whose GPU
+  // work runs in another process's context).
   static common::Expected<std::unique_ptr<CallTimer>> create(bool cuda, void* stream, std::int64_t l2_bytes,
                                                              bool host_clock = false);
   virtual ~CallTimer() = default;
@@ -39,13 +39,14 @@ class CallTimer {
   // Two calls timed alternately (a, b, a, b, ...): warm-up of each, then pairs until max_reps, or
   // min_reps and the two totals together reach twice timing_budget_ms. A drift of the machine
   // (clocks, other processes) then reaches both alike, where two runs one after the other would
-  // see different moments. `prepare`, `after` and `arm` as in run(), for `a` only.
+  // see different moments. `prepare`, `after` and `arm` as in run(), for `a` only. `b_timer`, when
+  // given, times `b` (a reference in this process beside a candidate in another CUDA context).
   struct Paired {
     std::vector<double> a_ms, b_ms;
   };
   common::Expected<Paired> run_paired(const Call& call_a, const Call& call_b, const EvalOptions& options,
                                       const std::function<void(int rep)>& prepare = {}, const Call& after = {},
-                                      const Call& arm = {});
+                                      const Call& arm = {}, CallTimer* b_timer = nullptr);
 
   // One call like a timed one (the cache flushed first when options.flush_l2) but not measured,
   // then waited for. Returns the call's error, the device's, or Ok.

@@ -26,7 +26,9 @@ struct DeviceState {
 std::string set_up_device(const Header* h, DeviceState& s, void*& arena);
 
 // ARM: fills twice the L2 from this context, evicting what the last call (or the child's staging)
-// left there; the GPU switches to this context here, before the clock starts, not inside the call.
+// left there. Only enqueued on the runner's stream: the call's work queues behind it (the legacy
+// default stream, torch's, waits for this blocking stream), so the launches of its first kernels
+// are hidden behind the flush as in process; the call's end waits for it (finish_device).
 void flush_device(void* state);
 
 // After the candidate returned: all of its work, on any stream of this context, ends inside the

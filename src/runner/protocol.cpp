@@ -142,7 +142,7 @@ bool wait_for_request(Header* h, std::uint32_t seq, Op last, pid_t parent) {
   // After a call, spin too: in timing the reference's call comes next, in the child, which spins
   // through the candidate's call; so each is timed while the other process spins (a busy
   // neighbour core slows a core by 10-20% on a VM), and the ratio stays fair.
-  const auto spin = last == Op::ARM ? 200ms : last == Op::CALL || last == Op::PING ? 50ms : 0ms;
+  const auto spin = last == Op::ARM ? 200ms : last == Op::CALL || last == Op::IDLE || last == Op::PING ? 50ms : 0ms;
   return h->command.wait_for(seq, spin, 1000ms, [parent] { return ::getppid() == parent; });
 }
 
@@ -165,6 +165,10 @@ void serve(Header* h, pid_t parent, const std::string& artifact, const RunnerHoo
         break;
       case Op::CALL:
         h->rc = fn ? call(h, hooks, fn, in, params, out) : 1;
+        break;
+      case Op::IDLE:
+        if (hooks.finish) hooks.finish(hooks.state);  // a broken context is the next call's to report
+        h->rc = 0;
         break;
       case Op::PING:  // leaves rc and text to the call before it
         break;

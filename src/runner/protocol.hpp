@@ -29,14 +29,18 @@ constexpr std::size_t kIpcHandleBytes = 64;  // sizeof(cudaIpcMemHandle_t)
 
 // PING follows every CALL inside the timed region: the runner answers it only from its loop, so a
 // candidate that rings the CALL's reply itself and works on has that work timed all the same.
-// ARM is the last step before a timed call: the runner evicts its caches (CPU, or the GPU's L2 from
-// its own context, which also moves the GPU to that context before the clock starts).
+// ARM is the last step before a timed call: the runner evicts its caches (the CPU's, waited for; or
+// the GPU's L2 from its own context, only enqueued: the call's first kernels queue behind that flush
+// as they do behind the child's timer's own in process, so their launch is hidden the same way).
+// IDLE is a call that runs none of the candidate's code: the runner waits for its context and
+// answers, as after a call; the child times ARM, IDLE and PING like a call to learn what its clock
+// costs around one (eval/child_timing.cpp).
 // A kernelbench runner (eval/kernelbench_serve.hpp) also takes ARGS, before a call and outside any
 // timed region: the call's argument list (the text: which argument is which input slot, the others
 // as Python literals), and COLLECT, after a call and outside any timed region: the tensors the call
 // returned, copied into the output slots. A kernelbench runner forked ahead of its evaluation waits
 // for START (request 1; the text: what to set up, as JSON) and answers it with its set-up report.
-enum class Op : std::int32_t { LOAD = 1, ARM = 2, CALL = 3, EXIT = 4, PING = 5, ARGS = 6, COLLECT = 7, START = 8 };
+enum class Op : std::int32_t { LOAD = 1, ARM = 2, CALL = 3, EXIT = 4, PING = 5, ARGS = 6, COLLECT = 7, START = 8, IDLE = 9 };
 
 // Load outcomes in Header::rc.
 constexpr std::int32_t kLoaded = 0, kCannotLoad = 1, kNoEntryPoint = 2;
