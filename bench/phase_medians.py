@@ -16,7 +16,7 @@ def main():
     rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
     medians = {"load": [r.get("phases_ms", {}).get("load") for r in rows]}
     for r in rows:
-        process = r.get("isolation", {}).get("candidate_process", {})
+        process = (r.get("isolation") or {}).get("candidate_process", {})
         for key, label in (("ahead_ms", "ahead."), ("set_up_ms", "runner.")):
             for step, ms in process.get(key, {}).items():
                 medians.setdefault(label + step, []).append(ms)

@@ -12,7 +12,7 @@
 #                                   corpus (GPU_TESTS_EXCLUDE; FINAL_TESTS=0: none); every example with
 #                                   --check-expect; the starter tasks' native fixtures (eager times of the tasks)
 #   KB_PROBE=N (any mode, last)     the kernelbench example N times in the child and N times apart
-#                                   (--kernelbench-candidate-process): load phase, the runner's start, timings
+#                                   (--kernelbench-in-child, the default): load phase, the runner's start, timings
 #   scripts/gpu-check.sh kb         only the kernelbench format: the corpus, the examples' and the
 #                                   published-style candidates under each rule set (PUBLISHED_N caps
 #                                   the published set), then every shipped example
@@ -38,7 +38,7 @@
 #                                   against in-process timing, a device reset in the runner)
 #   scripts/gpu-check.sh process    candidates in a process of their own against the child: the starter tasks'
 #                                   native fixtures (--native-candidate-process) and the kernelbench corpus
-#                                   (--kernelbench-candidate-process) as one batch each way
+#                                   (the default on a GPU; --kernelbench-in-child the baseline) as one batch each way
 #                                   (bench/candidate_process_compare.py: runtimes, speedups, statuses,
 #                                   candidates/min; PROCESS_FORMATS picks), then the GPU tests of those modes
 #                                   (PROCESS_TESTS, default NativeCandidateProcess*:KernelbenchCandidateProcess*)
@@ -247,16 +247,16 @@ elif [ "$mode" = process ]; then
   for fmt in ${PROCESS_FORMATS:-native kernelbench}; do
     if [ "$fmt" = native ]; then
       $python -c 'import json; m = json.load(open("tasks/fixtures/starter/manifest.json")); json.dump([e for e in m if e.get("device") == "cuda"], open("/tmp/process-native.json", "w"))'
-      flag=--native-candidate-process; label="starter native fixtures"
+      flag=--native-candidate-process; label="starter native fixtures"; in_child=
     else
       $python -c 'import json; m = json.load(open("tests/kernelbench_corpus/manifest.json")); json.dump([{k: v for k, v in e.items() if k in ("task", "candidate", "format", "device", "rules")} for e in m if e.get("device") == "cuda"], open("/tmp/process-kernelbench.json", "w"))'
-      flag=--kernelbench-candidate-process; label="kernelbench corpus (honest and hacks)"
+      flag=--kernelbench-candidate-process; label="kernelbench corpus (honest and hacks)"; in_child=--kernelbench-in-child
     fi
     # The first batch also builds (kernelbench: the load_inline prebuilds), so each format runs once
     # before the two timed batches, to compare evaluations only.
     [ "$fmt" = kernelbench ] && $bin eval --batch /tmp/process-kernelbench.json --out /tmp/process-warm.jsonl >"$logs/process-$fmt-warm.log" 2>&1
     t1=$(date +%s)
-    $bin eval --batch "/tmp/process-$fmt.json" --out "$out/process-$fmt-in-child.jsonl" >"$logs/process-$fmt-in-child.log" 2>&1
+    $bin eval --batch "/tmp/process-$fmt.json" $in_child --out "$out/process-$fmt-in-child.jsonl" >"$logs/process-$fmt-in-child.log" 2>&1
     rc1=$?; w1=$(( $(date +%s) - t1 )); t1=$(date +%s)
     $bin eval --batch "/tmp/process-$fmt.json" $flag --out "$out/process-$fmt-apart.jsonl" >"$logs/process-$fmt-apart.log" 2>&1
     rc2=$?; w2=$(( $(date +%s) - t1 ))
@@ -419,7 +419,7 @@ if [ -n "${KB_PROBE:-}" ]; then
   for where in in-child apart; do
     for i in $(seq "$KB_PROBE"); do
       $bin eval --task examples/vector_add/task.py --candidate examples/vector_add/kernelbench.py --device cuda \
-        $([ "$where" = apart ] && echo --kernelbench-candidate-process) --out "$out/kb-probe-$where.jsonl" >>"$logs/kb-probe.log" 2>&1
+        $([ "$where" = apart ] && echo --kernelbench-candidate-process || echo --kernelbench-in-child) --out "$out/kb-probe-$where.jsonl" >>"$logs/kb-probe.log" 2>&1
     done
     note "kernelbench example $where, $KB_PROBE times: $($python bench/phase_medians.py "$out/kb-probe-$where.jsonl" 2>&1)"
     $python - "$out/kb-probe-$where.jsonl" <<'PY' | tee -a "$summary"

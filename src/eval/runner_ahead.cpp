@@ -34,7 +34,11 @@ std::optional<Ahead>& ahead() {
 
 RunnerKind runner_kind(const ChildRequest& r) {
   if (r.op != ChildOp::EVAL || !r.options.defenses) return RunnerKind::NONE;
-  if (r.format == common::Format::KERNELBENCH && r.options.kernelbench_candidate_process) return RunnerKind::KERNELBENCH;
+  const CandidateProcess kb = r.options.kernelbench_candidate_process;
+  if (r.format == common::Format::KERNELBENCH &&
+      (kb == CandidateProcess::ALWAYS || (kb == CandidateProcess::ON_GPU && r.device == "cuda"))) {
+    return RunnerKind::KERNELBENCH;
+  }
   if (r.format == common::Format::NATIVE && r.device == "cuda" && r.options.native_candidate_process) {
     return RunnerKind::NATIVE;
   }

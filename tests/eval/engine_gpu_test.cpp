@@ -21,13 +21,14 @@ namespace {
 using testing::known_gap_entries;
 using testing::source_path;
 
-// Where candidates run: all in the evaluating child, or native or kernelbench ones in their own process.
-enum class Apart { NONE, NATIVE, KERNELBENCH };
+// Where candidates run: as by default (kernelbench ones in a process of their own, native ones in
+// the evaluating child), all in the child, or native ones in their own process too.
+enum class Apart { DEFAULTS, NONE, NATIVE };
 
 EngineConfig gpu_config(Apart apart) {
   EngineConfig config = testing::test_config("auto");
-  config.options.native_candidate_process = apart == Apart::NATIVE;
-  config.options.kernelbench_candidate_process = apart == Apart::KERNELBENCH;
+  if (apart == Apart::NONE) config.options.kernelbench_candidate_process = CandidateProcess::NEVER;
+  if (apart == Apart::NATIVE) config.options.native_candidate_process = true;
   return config;
 }
 
@@ -56,12 +57,12 @@ class GpuEngineFixture : public ::testing::Test {
   static inline std::string setup_error_;
 };
 
-// Candidates in the evaluating child (the default).
+// Candidates in the evaluating child.
 using EngineGpuTest = GpuEngineFixture<Apart::NONE>;
 // Native candidates in a process of their own (eval/device_runner.hpp).
 using NativeCandidateProcessGpuTest = GpuEngineFixture<Apart::NATIVE>;
-// kernelbench candidates in a process of their own (eval/kernelbench_runner.hpp).
-using KernelbenchCandidateProcessGpuTest = GpuEngineFixture<Apart::KERNELBENCH>;
+// kernelbench candidates in a process of their own (eval/kernelbench_runner.hpp): the default on a GPU.
+using KernelbenchCandidateProcessGpuTest = GpuEngineFixture<Apart::DEFAULTS>;
 
 const EvalJob& correct_native() {
   static const EvalJob job{source_path("tests/ladder/task_softmax.py"), source_path("tests/ladder/native/correct_fast.cu"),

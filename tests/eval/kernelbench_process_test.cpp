@@ -21,7 +21,7 @@ class KernelbenchProcessTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     EngineConfig config = testing::test_config("cpu");
-    config.options.kernelbench_candidate_process = true;
+    config.options.kernelbench_candidate_process = CandidateProcess::ALWAYS;  // on the CPU only when asked
     auto e = Engine::create(config);
     ASSERT_TRUE(e) << e.error().message;
     engine_ = std::move(*e);

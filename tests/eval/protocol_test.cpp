@@ -83,6 +83,26 @@ TEST(Protocol, ChildRequestKeepsItsWireNames) {
   EXPECT_EQ(nlohmann::json::object().get<ChildRequest>().op, ChildOp::EVAL);
 }
 
+// Where kernelbench candidates run: on a GPU by default, as a word on the wire; the booleans of
+// earlier option files still read (true: always, false: never); anything else is an error naming it.
+TEST(Protocol, WhereCandidatesRunIsAWordOrABoolean) {
+  EXPECT_EQ(EvalOptions{}.kernelbench_candidate_process, CandidateProcess::ON_GPU);
+  EXPECT_EQ(nlohmann::json(EvalOptions{}).at("kernelbench_candidate_process"), "gpu");
+  const auto read = [](const nlohmann::json& v) {
+    return nlohmann::json{{"kernelbench_candidate_process", v}}.get<EvalOptions>().kernelbench_candidate_process;
+  };
+  EXPECT_EQ(read("never"), CandidateProcess::NEVER);
+  EXPECT_EQ(read("always"), CandidateProcess::ALWAYS);
+  EXPECT_EQ(read(true), CandidateProcess::ALWAYS);
+  EXPECT_EQ(read(false), CandidateProcess::NEVER);
+  try {
+    read("sometimes");
+    ADD_FAILURE() << "\"sometimes\" was read";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("\"sometimes\""), std::string::npos) << e.what();
+  }
+}
+
 TEST(Protocol, WorkerRequestCarriesTheHandOverTimeOnlyWhenSet) {
   WorkerRequest r{"/t/task.py", ChildRequest{}, std::nullopt};
   nlohmann::json j = r;

@@ -60,10 +60,15 @@ void add_engine_options(CLI::App* cmd, eval::EngineConfig& config) {
                 "run native candidates on a GPU in a process of their own (own CUDA context, tensors shared "
                 "through CUDA IPC, calls timed on the host clock): the checker, the reference and the report "
                 "stay where the candidate's code never runs");
-  cmd->add_flag("--kernelbench-candidate-process", o.kernelbench_candidate_process,
-                "run kernelbench candidates in a process of their own (own interpreter and CUDA context, outputs "
-                "copied into shared slots, on a GPU calls timed on the host clock): the reference, the checker and "
-                "the report stay in an interpreter the candidate's code never enters");
+  cmd->add_flag_callback(
+      "--kernelbench-candidate-process", [&o] { o.kernelbench_candidate_process = eval::CandidateProcess::ALWAYS; },
+      "run kernelbench candidates in a process of their own on the CPU too (on a GPU they do by default: own "
+      "interpreter and CUDA context, outputs copied into shared slots): the reference, the checker and the "
+      "report stay in an interpreter the candidate's code never enters");
+  cmd->add_flag_callback(
+      "--kernelbench-in-child", [&o] { o.kernelbench_candidate_process = eval::CandidateProcess::NEVER; },
+      "run kernelbench candidates in the evaluating child, beside the reference, on a GPU too; for measuring "
+      "what their own process costs");
   cmd->add_option("--timeout-correctness-s", o.timeout_correctness_s,
                   "floor of the correctness phase's wall-time limit (the limit scales with the task: docs/engine.md)")
       ->capture_default_str();
