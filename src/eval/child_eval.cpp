@@ -137,6 +137,9 @@ EvalResult evaluate(const ChildSetup& s, Reporter& rep, Observations obs) {
     verdict = make_verdict(common::Status::RUNTIME_ERROR,
                            "the evaluation failed after the candidate's code ran in its process (a CUDA context it "
                            "reset or broke counts against it): " + failure->substr(0, 600));
+    // The evaluator's own allocation found the device full: perhaps another evaluation's candidate
+    // holding it (Engine::run_in_worker evaluates again).
+    if (s.cuda && says_device_memory_ran_out(*failure)) obs.isolation["device_memory_short"] = true;
   }
   EvalResult r = observed_result(s.req, std::move(obs));
   if (verdict) {

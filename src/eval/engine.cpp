@@ -23,6 +23,10 @@ using clock_type = std::chrono::steady_clock;
 
 namespace {
 
+// Evaluations again after the evaluator found the device's memory full (Engine::run_in_worker).
+constexpr int kDeviceMemoryRetries = 2;
+constexpr std::chrono::milliseconds kDeviceMemoryPause{1000};
+
 constexpr std::uint64_t kMaxCandidateBytes = 1u << 20;
 
 std::string utc_timestamp() {
@@ -259,23 +263,47 @@ common::Expected<EvalResult> Engine::run_in_worker(const EvalJob& job, const Pre
       }
     }
   }
-  auto reply = ask(*lease_worker(), WorkerRequest{fs::absolute(job.task).string(), child, std::nullopt});
-  if (!reply) return reply.error();
-  const ChildEnd& outcome = reply->outcome;
-  if (!reply->record) {
-    auto r = result_without_record(outcome);
-    if (r) r->phases_ms["child_total"] = outcome.wall_ms;
+  const auto evaluate_once = [&]() -> common::Expected<EvalResult> {
+    auto reply = ask(*lease_worker(), WorkerRequest{fs::absolute(job.task).string(), child, std::nullopt});
+    if (!reply) return reply.error();
+    const ChildEnd& outcome = reply->outcome;
+    if (!reply->record) {
+      auto r = result_without_record(outcome);
+      if (r) r->phases_ms["child_total"] = outcome.wall_ms;
+      return r;
+    }
+    auto record = parse_child_record(*reply->record);
+    if (!record) return common::make_error(job.task.string() + ": " + record.error().message);
+    if (record->task_error) return common::make_error(job.task.string() + ": " + *record->task_error);
+    if (!record->result) return common::make_error(job.task.string() + ": the evaluation process's record has no result");
+    EvalResult r = std::move(*record->result);
+    if (record->ref_timing) ref_timings_.offer(ref_key, *record->ref_timing);
+    r.phases_ms["child_total"] = outcome.wall_ms;
+    r.phases_ms["lock_wait"] = outcome.lock_wait_ms;  // inside child_total, outside every phase
     return r;
+  };
+  // The evaluator's own work (the reference, the timer, the arena) finding the device's memory full
+  // is, on a GPU the engine's workers share, another evaluation's candidate holding it for a while
+  // (a hoarder until its held-memory check, its context until torn down): not this candidate's
+  // verdict nor the task's fault. Evaluated again after a pause, at most kDeviceMemoryRetries times;
+  // then the result stands (a candidate that fills the device itself keeps its RUNTIME_ERROR) and
+  // an engine error says the device had no memory.
+  for (int attempt = 0;; ++attempt) {
+    auto r = evaluate_once();
+    const bool short_of_memory =
+        p.device == "cuda" && (r ? r->status == common::Status::RUNTIME_ERROR &&
+                                       r->isolation.value("device_memory_short", false)
+                                 : says_device_memory_ran_out(r.error().message));
+    if (!short_of_memory || attempt == kDeviceMemoryRetries) {
+      if (attempt > 0 && r) r->isolation["device_memory_retries"] = attempt;
+      if (short_of_memory && !r) {
+        return common::make_error(r.error().message + " (the device's memory was still full after " +
+                                  std::to_string(attempt + 1) + " tries: other processes hold it)");
+      }
+      return r;
+    }
+    std::this_thread::sleep_for(kDeviceMemoryPause * (attempt + 1));
   }
-  auto record = parse_child_record(*reply->record);
-  if (!record) return common::make_error(job.task.string() + ": " + record.error().message);
-  if (record->task_error) return common::make_error(job.task.string() + ": " + *record->task_error);
-  if (!record->result) return common::make_error(job.task.string() + ": the evaluation process's record has no result");
-  EvalResult r = std::move(*record->result);
-  if (record->ref_timing) ref_timings_.offer(ref_key, *record->ref_timing);
-  r.phases_ms["child_total"] = outcome.wall_ms;
-  r.phases_ms["lock_wait"] = outcome.lock_wait_ms;  // inside child_total, outside every phase
-  return r;
 }
 
 common::Expected<EvalResult> Engine::finish(const EvalJob& job, Prepared& p) {

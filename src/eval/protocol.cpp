@@ -116,4 +116,9 @@ common::Expected<WorkerReply> parse_worker_reply(const nlohmann::json& j) {
   return r;
 }
 
+bool says_device_memory_ran_out(std::string_view message) {
+  return message.find("out of memory") != std::string_view::npos ||
+         message.find("OutOfMemoryError") != std::string_view::npos;
+}
+
 }  // namespace kernelrl::eval

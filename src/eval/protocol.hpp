@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -94,5 +95,10 @@ struct WorkerReply {
 void to_json(nlohmann::json& j, const WorkerReply& r);
 // An Error when the worker sent none of an error, an outcome.
 common::Expected<WorkerReply> parse_worker_reply(const nlohmann::json& j);
+
+// True when an error text says a CUDA allocation found the device's memory exhausted (the runtime's
+// "out of memory", torch's OutOfMemoryError): on a GPU shared by several evaluations, possibly
+// another one's candidate holding it, so not this evaluation's verdict (Engine::run_in_worker).
+bool says_device_memory_ran_out(std::string_view message);
 
 }  // namespace kernelrl::eval

@@ -36,6 +36,17 @@ namespace {
 // Children a worker keeps forked ahead, whatever a request asks for.
 constexpr std::size_t kMaxWarmChildren = 4;
 
+// How long a worker waits, its device lock held, for a GPU child that did not end OK to be gone.
+constexpr std::chrono::milliseconds kTeardownWait{10000};
+
+// True when the child reported an evaluation that ended OK (or something that is no evaluation).
+bool ended_ok(const sandbox::ChildOutcome& o) {
+  if (!o.has_record || !o.record.is_object()) return false;
+  if (!o.record.contains("result")) return !o.record.contains("task_error");
+  const auto& result = o.record["result"];
+  return result.is_object() && result.value("status", "") == "OK";
+}
+
 std::int64_t steady_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -140,6 +151,7 @@ class Server {
       while (warm_.size() < n_warm_) spawn_warm(child.device, expect_runner_);
     }
     double lock_wait_ms = 0;  // the child held at a phase boundary while other workers' children use the device
+    const pid_t child_pid = current->handle.pid;
     sandbox::ChildOutcome outcome = sandbox::watch_child(
         current->handle, fixed_phase_limits_s(child.options), child.options.timeout_setup_s,
         [this, &lock_wait_ms](const std::string& phase) {
@@ -148,6 +160,13 @@ class Server {
           device_lock_->acquire(lock_mode_for(phase, device_lock_->mode()));
           lock_wait_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         });
+    // A GPU evaluation that did not end OK may leave device memory behind until its processes'
+    // contexts are torn down (a candidate that hoarded memory until its check: 140 GiB on the H200,
+    // where an honest evaluation's timer then found the device full): with its lock still held, so
+    // no timing phase starts meanwhile, its processes are waited for (at most kTeardownWait).
+    if (device_lock_ && child.device == "cuda" && !ended_ok(outcome)) {
+      (void)sandbox::wait_for_group_end(child_pid, kTeardownWait);
+    }
     if (device_lock_) device_lock_->acquire(sandbox::DeviceLock::Mode::NONE);
     (void)common::remove_tree(current->scratch);
     WorkerReply reply;

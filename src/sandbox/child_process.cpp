@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <fstream>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 namespace kernelrl::sandbox {
@@ -87,6 +88,17 @@ void reap_children(bool wait) {
     if (::kill(-group, 0) == 0 && !wait) groups_left.push_back(group);
   }
   g_killed_groups = std::move(groups_left);
+}
+
+bool wait_for_group_end(pid_t pid, std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    while (::waitpid(-pid, nullptr, WNOHANG) > 0) {
+    }
+    if (::kill(-pid, 0) != 0 && errno == ESRCH) return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
 }
 
 bool become_subreaper() { return ::prctl(PR_SET_CHILD_SUBREAPER, 1) == 0; }

@@ -38,6 +38,11 @@ std::string describe_end(const ChildOutcome& o);
 void reap_children(bool wait);
 std::size_t n_unreaped_children();
 
+// Waits up to `limit` until every process of the killed child `pid`'s group has ended (and reaps
+// those that are this process's); true when none is left. For a child whose end may leave much
+// device memory behind until its CUDA context is torn down.
+bool wait_for_group_end(pid_t pid, std::chrono::milliseconds limit);
+
 // Makes orphaned descendants this process's children (PR_SET_CHILD_SUBREAPER), so reap_children
 // can collect a killed child's own children instead of leaving them to init. False on failure.
 bool become_subreaper();

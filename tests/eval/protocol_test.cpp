@@ -103,6 +103,18 @@ TEST(Protocol, WhereCandidatesRunIsAWordOrABoolean) {
   }
 }
 
+// The two ways a device found full reads (the runtime's, torch's), as the H200 soak of 2026-12-02
+// wrote them, and a candidate's own failure that is not one.
+TEST(Protocol, ADeviceFoundFullIsToldFromACandidatesFailure) {
+  EXPECT_TRUE(says_device_memory_ran_out(
+      "cannot set up the timer: cudaMalloc(&buffer_, static_cast<size_t>(bytes_)) failed at gpu.cpp:54: out of memory "
+      "(cudaErrorMemoryAllocation)"));
+  EXPECT_TRUE(says_device_memory_ran_out(
+      "the reference forward raised: OutOfMemoryError: CUDA out of memory. Tried to allocate 192.00 MiB."));
+  EXPECT_FALSE(says_device_memory_ran_out("kernelrl_forward returned 7 (non-zero means failure)"));
+  EXPECT_FALSE(says_device_memory_ran_out("CUDA error after the candidate's call: an illegal memory access"));
+}
+
 TEST(Protocol, WorkerRequestCarriesTheHandOverTimeOnlyWhenSet) {
   WorkerRequest r{"/t/task.py", ChildRequest{}, std::nullopt};
   nlohmann::json j = r;

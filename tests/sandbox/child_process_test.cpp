@@ -260,5 +260,34 @@ TEST_F(ChildProcessTest, ChildrenThatReportedAreReapedLater) {
   EXPECT_EQ(::waitpid(-1, &status, WNOHANG), -1);  // no child of ours is left, zombie or not
 }
 
+// A child that reported but whose group lingers (a runner tearing down a large CUDA context) is
+// waited for until the group is gone, within the limit, and reaped.
+TEST_F(ChildProcessTest, AReportedChildsGroupIsWaitedForUntilItEnds) {
+  const auto lingering_group = [](int ms) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::setpgid(0, 0);
+      if (::fork() == 0) ::usleep(static_cast<useconds_t>(ms) * 1000);  // a member of the group
+      ::usleep(static_cast<useconds_t>(ms) * 1000);
+      _exit(0);
+    }
+    ::setpgid(pid, pid);
+    return pid;
+  };
+  const pid_t quick = lingering_group(200);
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_TRUE(wait_for_group_end(quick, std::chrono::milliseconds(10000)));
+  const double waited_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_GE(waited_ms, 150);
+  EXPECT_LT(waited_ms, 5000);
+  EXPECT_FALSE(alive(quick));
+
+  const pid_t slow = lingering_group(3000);
+  EXPECT_FALSE(wait_for_group_end(slow, std::chrono::milliseconds(100)));  // the limit comes first
+  ::kill(-slow, SIGKILL);
+  EXPECT_TRUE(wait_for_group_end(slow, std::chrono::milliseconds(10000)));
+  reap_children(true);
+}
+
 }  // namespace
 }  // namespace kernelrl::sandbox
