@@ -36,13 +36,13 @@ namespace {
 // Children a worker keeps forked ahead, whatever a request asks for.
 constexpr std::size_t kMaxWarmChildren = 4;
 
-// How long a worker waits, its device lock held, for a GPU child that did not end OK to be gone.
+// How long a worker waits, its device lock held, for a GPU child whose evaluation did not end OK
+// to be gone (a reference timed alone, or a device's description, is not waited for).
 constexpr std::chrono::milliseconds kTeardownWait{10000};
 
-// True when the child reported an evaluation that ended OK (or something that is no evaluation).
+// True when the child reported an evaluation that ended OK.
 bool ended_ok(const sandbox::ChildOutcome& o) {
-  if (!o.has_record || !o.record.is_object()) return false;
-  if (!o.record.contains("result")) return !o.record.contains("task_error");
+  if (!o.has_record || !o.record.is_object() || !o.record.contains("result")) return false;
   const auto& result = o.record["result"];
   return result.is_object() && result.value("status", "") == "OK";
 }
@@ -164,7 +164,7 @@ class Server {
     // contexts are torn down (a candidate that hoarded memory until its check: 140 GiB on the H200,
     // where an honest evaluation's timer then found the device full): with its lock still held, so
     // no timing phase starts meanwhile, its processes are waited for (at most kTeardownWait).
-    if (device_lock_ && child.device == "cuda" && !ended_ok(outcome)) {
+    if (device_lock_ && child.device == "cuda" && child.op == ChildOp::EVAL && !ended_ok(outcome)) {
       (void)sandbox::wait_for_group_end(child_pid, kTeardownWait);
     }
     if (device_lock_) device_lock_->acquire(sandbox::DeviceLock::Mode::NONE);
