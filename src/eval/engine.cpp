@@ -291,9 +291,7 @@ common::Expected<EvalResult> Engine::run_in_worker(const EvalJob& job, const Pre
   for (int attempt = 0;; ++attempt) {
     auto r = evaluate_once();
     const bool short_of_memory =
-        p.device == "cuda" && (r ? r->status == common::Status::RUNTIME_ERROR &&
-                                       r->isolation.value("device_memory_short", false)
-                                 : says_device_memory_ran_out(r.error().message));
+        p.device == "cuda" && (r ? found_device_memory_short(*r) : says_device_memory_ran_out(r.error().message));
     if (!short_of_memory || attempt == kDeviceMemoryRetries) {
       if (attempt > 0 && r) r->isolation["device_memory_retries"] = attempt;
       if (short_of_memory && !r) {

@@ -121,4 +121,10 @@ bool says_device_memory_ran_out(std::string_view message) {
          message.find("OutOfMemoryError") != std::string_view::npos;
 }
 
+bool found_device_memory_short(const EvalResult& r) {
+  if (r.status != common::Status::RUNTIME_ERROR || !r.isolation.is_object()) return false;
+  const auto short_of_memory = r.isolation.find("device_memory_short");
+  return short_of_memory != r.isolation.end() && short_of_memory->is_boolean() && short_of_memory->get<bool>();
+}
+
 }  // namespace kernelrl::eval

@@ -101,4 +101,8 @@ common::Expected<WorkerReply> parse_worker_reply(const nlohmann::json& j);
 // another one's candidate holding it, so not this evaluation's verdict (Engine::run_in_worker).
 bool says_device_memory_ran_out(std::string_view message);
 
+// True when a result is a RUNTIME_ERROR whose evaluating child found the device full outside the
+// candidate's calls (`isolation.device_memory_short`); false for any other, one without isolation too.
+bool found_device_memory_short(const EvalResult& r);
+
 }  // namespace kernelrl::eval

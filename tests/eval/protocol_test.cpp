@@ -113,6 +113,16 @@ TEST(Protocol, ADeviceFoundFullIsToldFromACandidatesFailure) {
       "the reference forward raised: OutOfMemoryError: CUDA out of memory. Tried to allocate 192.00 MiB."));
   EXPECT_FALSE(says_device_memory_ran_out("kernelrl_forward returned 7 (non-zero means failure)"));
   EXPECT_FALSE(says_device_memory_ran_out("CUDA error after the candidate's call: an illegal memory access"));
+
+  EvalResult crashed = make_result(common::Status::RUNTIME_ERROR, "killed by signal 6");  // no isolation at all
+  EXPECT_FALSE(found_device_memory_short(crashed));
+  EvalResult short_of_memory = crashed;
+  short_of_memory.isolation = {{"device_memory_short", true}};
+  EXPECT_TRUE(found_device_memory_short(short_of_memory));
+  short_of_memory.status = common::Status::WRONG_OUTPUT;
+  EXPECT_FALSE(found_device_memory_short(short_of_memory));
+  crashed.isolation = {{"device_memory_short", "yes"}};
+  EXPECT_FALSE(found_device_memory_short(crashed));
 }
 
 TEST(Protocol, WorkerRequestCarriesTheHandOverTimeOnlyWhenSet) {
