@@ -31,7 +31,9 @@
 #                                   (a record each, no engine error, honest results unchanged, nothing left);
 #                                   SOAK_ARGS adds `kernelrl eval` arguments (--native-candidate-process);
 #                                   1000 take ~470 s: on a fresh machine (build ~140 s) run another mode first;
-#                                   SOAK_S (570) stops the batch in time and checks what came back
+#                                   SOAK_S (570) stops the batch in time and checks what came back;
+#                                   SOAK_RESUME=DIR (an earlier call's soak/ folder, brought along in the
+#                                   working tree): the same soak goes on from its records (--resume)
 #   scripts/gpu-check.sh confine    only the compile read confinement's CPU tests, on this machine's toolchain
 #   scripts/gpu-check.sh split      only bench/process_split_bench.cpp: what a GPU candidate in a process of
 #                                   its own would cost (second context, CUDA IPC, doorbell round trip
@@ -230,10 +232,16 @@ elif [ "$mode" = soak ]; then
   # SOAK_ARGS: more `kernelrl eval` arguments (e.g. --native-candidate-process).
   # SOAK_S (default 570): the call's seconds the soak may reach from the script's start; the batch is
   # stopped there and its records so far checked (a fresh machine's build takes ~140 s of them).
+  # SOAK_RESUME: an earlier call's soak folder (batch.json, results.jsonl): this call goes on with it.
   soak_s=$(( ${SOAK_S:-570} - ($(date +%s) - t0) )); [ "$soak_s" -lt 60 ] && soak_s=60
+  mkdir -p "$out/soak"
+  if [ -n "${SOAK_RESUME:-}" ]; then
+    cp "$SOAK_RESUME/batch.json" "$out/soak/" && zcat -f "$SOAK_RESUME"/results.jsonl* >"$out/soak/results.jsonl" ||
+      note "soak: cannot take the earlier records from SOAK_RESUME=$SOAK_RESUME"
+  fi
   $python scripts/soak.py --kernelrl "$bin" --device cuda --n "${SOAK_N:-1000}" --out "$out/soak" --time-limit-s "$soak_s" \
-    $([ -n "${SOAK_ARGS:-}" ] && echo -- $SOAK_ARGS) >"$logs/soak.log" 2>&1
-  note "soak: rc $? (1: a check failed), $($python -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["records"], "records of", d["jobs"], "jobs in", d["wall_s"], "s;", d["evaluations_per_min"], "/min; engine errors", d["engine_errors"], "; by kind", json.dumps(d["statuses_by_kind"]), "; GPU MiB before/after", d.get("gpu_memory_mib_before_after"), "; processes left", len(d["processes_left"]), "; failures", d["failures"][:5])' "$out/soak/summary.json" 2>&1)"
+    $([ -n "${SOAK_RESUME:-}" ] && echo --resume) $([ -n "${SOAK_ARGS:-}" ] && echo -- $SOAK_ARGS) >"$logs/soak.log" 2>&1
+  note "soak: rc $? (1: a check failed), $($python -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["records"], "records of", d["jobs"], "jobs (", d.get("records_before_this_call", 0), "from an earlier call ) in", d["wall_s"], "s;", d["evaluations_per_min"], "/min; engine errors", d["engine_errors"], "; by kind", json.dumps(d["statuses_by_kind"]), "; GPU MiB before/after", d.get("gpu_memory_mib_before_after"), "; processes left", len(d["processes_left"]), "; failures", d["failures"][:5])' "$out/soak/summary.json" 2>&1)"
 elif [ "$mode" = confine ]; then
   # The compile read confinement's tests on this machine's toolchain (gcc at /opt/gcc, pip torch with
   # CUDA): a `.incbin`/`.include` of a host file spelt past the static scan must fail to build, the

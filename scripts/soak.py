@@ -13,6 +13,10 @@ then the checks a long RL run relies on:
   scripts/soak.py --kernelrl build/tools/kernelrl/kernelrl --device cuda --n 1000 --out DIR
   scripts/soak.py --kernelrl ... --device cpu --n 40 --faulty-every 10 --out DIR   (the CI variant)
 
+A soak longer than one time-limited call goes on with --resume in a later call: the same DIR (its
+results.jsonl brought back), `kernelrl eval --resume` evaluates only the jobs without a record, and
+the checks cover the records of every call (those on processes and device memory: this call's).
+
 Extra arguments after `--` go to `kernelrl eval` (e.g. --timeout-correctness-s 10). Writes
 DIR/batch.json, DIR/results.jsonl, DIR/summary.json; prints the summary; exit 0 when every check
 holds, 1 when one does not, 2 when the batch could not run. Standard library only.
@@ -167,6 +171,8 @@ def main():
     p.add_argument("--time-limit-s", type=float, default=None,
                    help="stop the batch after this many seconds and check the records it wrote (a soak that "
                         "must end inside a time-limited call)")
+    p.add_argument("--resume", action="store_true",
+                   help="go on with the soak whose records DIR/results.jsonl holds (same --n and --faulty-every)")
     p.add_argument("eval_args", nargs="*", help="after --: more arguments for kernelrl eval")
     a = p.parse_args()
     if a.n < 1:
@@ -176,17 +182,31 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     jobs = make_batch(a.device, a.n, a.faulty_every)
     batch_path, results_path = os.path.join(a.out, "batch.json"), os.path.join(a.out, "results.jsonl")
-    with open(batch_path, "w") as f:
-        json.dump([{k: v for k, v in j.items() if k != "soak_kind"} for j in jobs], f, indent=0)
-    if os.path.exists(results_path):
-        os.remove(results_path)
+    batch_jobs = [{k: v for k, v in j.items() if k != "soak_kind"} for j in jobs]
+    records_before = 0
+    if a.resume:
+        if not os.path.exists(results_path):
+            p.error(f"--resume: {results_path} does not exist (no earlier soak to go on with)")
+        try:
+            earlier = json.load(open(batch_path))
+        except (OSError, ValueError) as e:
+            p.error(f"--resume: cannot read the earlier soak's {batch_path}: {e}")
+        if earlier != batch_jobs:
+            p.error(f"--resume: {batch_path} is another soak's batch (other --n, --faulty-every or --device)")
+        records_before = sum(1 for line in open(results_path) if line.strip())
+    else:
+        with open(batch_path, "w") as f:
+            json.dump(batch_jobs, f, indent=0)
+        if os.path.exists(results_path):
+            os.remove(results_path)
     memory_before = gpu_memory_used_mib() if a.device == "cuda" else None
     t0 = time.time()
     marker = f"KERNELRL_SOAK={os.getpid()}-{time.time_ns()}"
     env = dict(os.environ, KERNELRL_SOAK=marker.split("=", 1)[1])
     # A session of its own: a stop reaches the batch's every process, as Ctrl-C reaches a terminal's
     # foreground group.
-    batch = subprocess.Popen([a.kernelrl, "eval", "--batch", batch_path, "--out", results_path, *a.eval_args],
+    batch = subprocess.Popen([a.kernelrl, "eval", "--batch", batch_path, "--out", results_path,
+                              *(["--resume"] if a.resume else []), *a.eval_args],
                              cwd=ROOT, env=env, stdout=subprocess.DEVNULL, start_new_session=True)
     stopped = False
     try:
@@ -215,7 +235,8 @@ def main():
         return 2
     summary, failures = check(jobs, records, a.band)
     summary.update({"device": a.device, "eval_exit": rc, "wall_s": round(wall, 1), "stopped_at_time_limit": stopped,
-                    "evaluations_per_min": round(60 * len(records) / wall, 1) if wall > 0 else None})
+                    "records_before_this_call": records_before,
+                    "evaluations_per_min": round(60 * (len(records) - records_before) / wall, 1) if wall > 0 else None})
     left = processes_marked(marker)
     summary["processes_left"] = left
     if left:
