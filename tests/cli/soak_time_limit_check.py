@@ -15,10 +15,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 def main():
     python, kernelrl, out = sys.argv[1:4]
+    soak = [python, os.path.join(ROOT, "scripts", "soak.py"), "--kernelrl", kernelrl, "--device", "cpu",
+            "--faulty-every", "5", "--band", "0", "--out", out]
     # 40 CPU evaluations take over a minute: the limit stops this batch, after its first records.
-    rc = subprocess.run([python, os.path.join(ROOT, "scripts", "soak.py"), "--kernelrl", kernelrl, "--device", "cpu",
-                         "--n", "40", "--faulty-every", "5", "--band", "0", "--out", out, "--time-limit-s", "20"],
-                        stdout=subprocess.DEVNULL).returncode
+    rc = subprocess.run(soak + ["--n", "40", "--time-limit-s", "20"], stdout=subprocess.DEVNULL).returncode
     summary = json.load(open(os.path.join(out, "summary.json")))
     problems = []
     if rc != 1:
@@ -32,16 +32,14 @@ def main():
     if summary["processes_left"]:
         problems.append(f"processes left: {summary['processes_left']}")
     first_records = summary["records"]
-    soak = [python, os.path.join(ROOT, "scripts", "soak.py"), "--kernelrl", kernelrl, "--device", "cpu",
-            "--n", "40", "--faulty-every", "5", "--band", "0", "--out", out]
-    rc = subprocess.run(soak + ["--resume"], stdout=subprocess.DEVNULL).returncode
+    rc = subprocess.run(soak + ["--n", "40", "--resume"], stdout=subprocess.DEVNULL).returncode
     summary = json.load(open(os.path.join(out, "summary.json")))
     if rc != 0:
         problems.append(f"the resumed soak exited {rc}, not 0: {summary.get('failures')}")
     if summary["records"] != summary["jobs"] or summary["records_before_this_call"] != first_records:
         problems.append(f"resumed: {summary['records']} records of {summary['jobs']}, "
                         f"{summary['records_before_this_call']} before it (the first call wrote {first_records})")
-    wrong = subprocess.run(soak[:-2] + ["--n", "39", "--out", out, "--resume"], capture_output=True, text=True)
+    wrong = subprocess.run(soak + ["--n", "39", "--resume"], capture_output=True, text=True)
     if wrong.returncode != 2 or "another soak's batch" not in wrong.stderr:
         problems.append(f"--resume with another --n: exit {wrong.returncode}, {wrong.stderr.strip()[-200:]!r}")
     for p in problems:
