@@ -253,6 +253,9 @@ int worker_main(int in_fd, int out_fd, const WorkerSettings& settings) {
   ::signal(SIGPIPE, SIG_IGN);
   // A killed child's runner (eval/host_runner.hpp) is orphaned to us, not to init, and reaped here.
   (void)sandbox::become_subreaper();
+  // A worker whose parent is gone (the batch was killed) stops the candidate it watches at once
+  // rather than at the end of that phase's limit, then ends on its closed request pipe.
+  sandbox::end_watched_children_when_orphaned(::getppid());
   // Read by CUDA when a child creates its context (the worker never does).
   if (!settings.gpu.empty()) ::setenv("CUDA_VISIBLE_DEVICES", settings.gpu.c_str(), 1);
   if (settings.cuda_max_connections > 0) {

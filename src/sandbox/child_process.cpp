@@ -31,6 +31,8 @@ std::vector<pid_t> g_unreaped;
 // eval/host_runner.hpp) may still have to be reaped: orphaned, they come to this process when it
 // is a child subreaper (become_subreaper).
 std::vector<pid_t> g_killed_groups;
+// The parent whose end makes watch_child stop (end_watched_children_when_orphaned); 0: never.
+pid_t g_orphaned_unless_parent = 0;
 
 std::string read_tail(const std::string& path, std::size_t max_bytes) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
@@ -56,6 +58,7 @@ bool is_phase_line(const nlohmann::json& j) {
 }  // namespace
 
 std::string describe_end(const ChildOutcome& o) {
+  if (o.orphaned) return "stopped in phase '" + o.last_phase + "': the process that started the worker ended";
   if (o.timed_out) {
     std::ostringstream s;
     s << "phase '" << o.last_phase << "' ran past its limit of " << o.phase_limit_s << " s";
@@ -68,6 +71,8 @@ std::string describe_end(const ChildOutcome& o) {
   }
   return "exited with code " + std::to_string(o.exit_code) + " before reporting a result";
 }
+
+void end_watched_children_when_orphaned(pid_t parent) { g_orphaned_unless_parent = parent; }
 
 void reap_children(bool wait) {
   std::vector<pid_t> left;
@@ -200,6 +205,10 @@ ChildOutcome watch_child(ChildHandle& child, const std::map<std::string, double>
       out.phase_limit_s = limit_s;
       break;
     }
+    if (g_orphaned_unless_parent > 0 && ::getppid() != g_orphaned_unless_parent) {
+      out.orphaned = true;
+      break;
+    }
     pollfd p{report_fd, POLLIN, 0};
     int rc = ::poll(&p, 1, static_cast<int>(std::min<long long>(left_ms, 1000)));
     if (rc <= 0) continue;
@@ -251,7 +260,7 @@ ChildOutcome watch_child(ChildHandle& child, const std::map<std::string, double>
   }
   out.wall_ms = std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
   if (WIFEXITED(status)) out.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status) && !out.timed_out && !out.has_record) out.term_signal = WTERMSIG(status);
+  if (WIFSIGNALED(status) && !out.timed_out && !out.orphaned && !out.has_record) out.term_signal = WTERMSIG(status);
   out.stderr_tail = read_tail(log_path, 2000);
   return out;
 }

@@ -25,6 +25,7 @@ struct ChildOutcome {
   int term_signal = 0;         // when a signal ended it
   std::string stderr_tail;     // last lines of what the child wrote to stdout/stderr
   double wall_ms = 0;
+  bool orphaned = false;       // the watcher's parent ended meanwhile (end_watched_children_when_orphaned)
 };
 
 // Describes how a child ended without a record: "killed by signal 11 (SIGSEGV)", "exited with code 1".
@@ -46,6 +47,12 @@ bool wait_for_group_end(pid_t pid, std::chrono::milliseconds limit);
 // Makes orphaned descendants this process's children (PR_SET_CHILD_SUBREAPER), so reap_children
 // can collect a killed child's own children instead of leaving them to init. False on failure.
 bool become_subreaper();
+
+// From now on watch_child checks, at least once a second, that this process's parent is still
+// `parent`; once it is not (the process that started this worker ended, even by SIGKILL), it kills
+// the watched child's group and returns with `orphaned` set instead of waiting out the phase's limit.
+// Not thread-safe: the worker's single thread only.
+void end_watched_children_when_orphaned(pid_t parent);
 
 // A forked child not yet watched: its report channel, and a request channel the parent may write one
 // request into before watching (a "warm" child that prepared itself while waiting).

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -287,6 +288,57 @@ TEST_F(ChildProcessTest, AReportedChildsGroupIsWaitedForUntilItEnds) {
   ::kill(-slow, SIGKILL);
   EXPECT_TRUE(wait_for_group_end(slow, std::chrono::milliseconds(10000)));
   reap_children(true);
+}
+
+TEST_F(ChildProcessTest, AnOrphanedWatcherKillsItsChildAndReturns) {
+  // middle (the worker's parent) -> watcher (the worker) -> child (a candidate that never ends).
+  auto pid_file = dir_ / "child.pid";
+  int outcome[2];
+  ASSERT_EQ(::pipe(outcome), 0);
+  const pid_t middle = ::fork();
+  ASSERT_GE(middle, 0);
+  if (middle == 0) {
+    if (::fork() == 0) {
+      end_watched_children_when_orphaned(::getppid());
+      auto o = run_child_process(
+          [&](int) {
+            FILE* f = std::fopen(pid_file.c_str(), "w");
+            std::fprintf(f, "%d", ::getpid());
+            std::fclose(f);
+            for (;;) ::pause();
+          },
+          dir_.string(), {}, 120);
+      std::string line = std::to_string(o.orphaned ? 1 : 0) + " " + std::to_string(o.wall_ms) + "\n";
+      (void)!::write(outcome[1], line.data(), line.size());
+      ::_exit(0);
+    }
+    for (;;) ::pause();
+  }
+  ::close(outcome[1]);
+  int child = 0;
+  for (int i = 0; i < 500 && child == 0; ++i) {
+    if (FILE* f = std::fopen(pid_file.c_str(), "r")) {
+      if (std::fscanf(f, "%d", &child) != 1) child = 0;
+      std::fclose(f);
+    }
+    if (child == 0) ::usleep(10000);
+  }
+  ASSERT_GT(child, 0) << "the watched child never started";
+  ::kill(middle, SIGKILL);
+  ::waitpid(middle, nullptr, 0);
+  pollfd p{outcome[0], POLLIN, 0};
+  ASSERT_EQ(::poll(&p, 1, 10000), 1) << "the orphaned watcher did not return within 10 s";
+  char buf[64] = {};
+  ASSERT_GT(::read(outcome[0], buf, sizeof buf - 1), 0);
+  ::close(outcome[0]);
+  int orphaned = 0;
+  double wall_ms = 0;
+  ASSERT_EQ(std::sscanf(buf, "%d %lf", &orphaned, &wall_ms), 2) << buf;
+  EXPECT_EQ(orphaned, 1);
+  EXPECT_LT(wall_ms, 10000);
+  EXPECT_FALSE(alive(child)) << "the watched child " << child << " outlived its orphaned watcher";
+  while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+  }
 }
 
 }  // namespace
