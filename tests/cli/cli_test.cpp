@@ -1,11 +1,20 @@
 // The kernelrl binary as a user meets it: exit codes (0 evaluated, 2 could not evaluate, 64 usage,
 // 1 batch expectation missed), JSON output, batch summaries and clear errors naming the file.
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -111,6 +120,110 @@ TEST(Cli, AFailingCandidateIsStillEvaluated) {
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("RUNTIME_ERROR"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("SIGABRT"), std::string::npos) << r.output;
+}
+
+// A process as /proc/PID/stat shows it.
+struct ProcessStat {
+  pid_t pid = 0;
+  pid_t ppid = 0;
+  std::string comm;
+  char state = '?';
+  long cpu_ticks = 0;  // user + system
+  int depth = 0;       // below the root asked for (descendants_of)
+};
+
+std::optional<ProcessStat> read_stat(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return std::nullopt;
+  const auto open = line.find('('), close = line.rfind(')');  // the name may hold spaces, parentheses
+  if (open == std::string::npos || close == std::string::npos) return std::nullopt;
+  ProcessStat p;
+  p.pid = pid;
+  p.comm = line.substr(open + 1, close - open - 1);
+  std::istringstream rest(line.substr(close + 1));
+  long skip = 0, utime = 0, stime = 0;
+  rest >> p.state >> p.ppid;
+  for (int field = 5; field <= 13; ++field) rest >> skip;
+  rest >> utime >> stime;
+  if (!rest) return std::nullopt;
+  p.cpu_ticks = utime + stime;
+  return p;
+}
+
+// Live (not zombie) processes whose parent chain leads to `root`, with their depth below it.
+std::vector<ProcessStat> descendants_of(pid_t root) {
+  std::map<pid_t, std::vector<ProcessStat>> children;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (auto p = read_stat(std::stoi(name)); p && p->state != 'Z') children[p->ppid].push_back(*p);
+  }
+  std::vector<ProcessStat> out;
+  std::vector<std::pair<pid_t, int>> todo{{root, 0}};
+  while (!todo.empty()) {
+    const auto [parent, depth] = todo.back();
+    todo.pop_back();
+    for (ProcessStat c : children[parent]) {
+      c.depth = depth + 1;
+      out.push_back(c);
+      todo.emplace_back(c.pid, c.depth);
+    }
+  }
+  return out;
+}
+
+// Running or sleeping (a zombie counts as gone).
+bool running(pid_t pid) {
+  auto p = read_stat(pid);
+  return p && p->state != 'Z';
+}
+
+// An engine killed outright (SIGKILL: no handler runs) while a candidate hangs leaves nothing
+// running: its worker sees that its parent is gone and stops the candidate at once, not at the end
+// of the correctness phase's limit (300 s here), then ends on its closed request pipe.
+TEST(Cli, AKilledEngineLeavesNoCandidateRunning) {
+  const pid_t engine = ::fork();
+  ASSERT_GE(engine, 0);
+  if (engine == 0) {
+    if (::chdir(KERNELRL_SOURCE_DIR) != 0) ::_exit(127);
+    const std::string cache = (std::filesystem::temp_directory_path() / "kernelrl-cli-test-cache").string();
+    ::setenv("KERNELRL_CACHE_DIR", cache.c_str(), 1);
+    const int null_fd = ::open("/dev/null", O_WRONLY);
+    ::dup2(null_fd, STDOUT_FILENO);
+    ::dup2(null_fd, STDERR_FILENO);
+    ::execl(KERNELRL_BINARY, KERNELRL_BINARY, "eval", "--task", kTask.c_str(), "--candidate",
+            "tests/ladder/host/infinite_loop.cpp", "--device", "cpu", "--timeout-correctness-s", "300",
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // The engine, its worker, the worker's child and the candidate's own process (host candidates run
+  // apart, a kernelrl process below the child): wait until that process has spun for a second.
+  std::vector<ProcessStat> tree;
+  auto spinning = [&] {
+    return std::any_of(tree.begin(), tree.end(), [](const ProcessStat& p) {
+      return p.depth >= 3 && p.comm == "kernelrl" && p.cpu_ticks >= ::sysconf(_SC_CLK_TCK);
+    });
+  };
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (!spinning() && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    tree = descendants_of(engine);
+  }
+  ::kill(engine, SIGKILL);
+  ::waitpid(engine, nullptr, 0);
+  ASSERT_TRUE(spinning()) << "the candidate's call never began";
+  std::vector<pid_t> left;
+  for (const ProcessStat& p : tree) left.push_back(p.pid);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+  while (!left.empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    std::erase_if(left, [](pid_t p) { return !running(p); });
+  }
+  std::string names;
+  for (pid_t p : left) names += " " + std::to_string(p);
+  EXPECT_TRUE(left.empty()) << "still running 15 s after the engine was killed:" << names;
+  for (pid_t p : left) ::kill(p, SIGKILL);
 }
 
 TEST(Cli, MissingFilesAndBrokenTasksExit2NamingTheFile) {
