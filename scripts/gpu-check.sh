@@ -158,8 +158,9 @@ gpu_tests() {
   # cold builds alone take ~7 minutes; the kb mode runs the same corpus as batches; and the
   # kernelbench corpus apart, the default on a GPU but ~12 s an evaluation: the process mode runs it;
   # `final`'s examples evaluate a kernelbench candidate apart).
+  local t_tests=$(date +%s)
   (cd build-gpu && ctest -L gpu ${GPU_TESTS_EXCLUDE:+-E "$GPU_TESTS_EXCLUDE"} --output-on-failure -V) >"$logs/gpu-tests.log" 2>&1
-  note "ctest -L gpu: rc $?"
+  note "ctest -L gpu: rc $? in $(( $(date +%s) - t_tests )) s"
   grep -E "^[0-9]+: (ladder|example|adversarial|rollout-gpu|kb-corpus) " "$logs/gpu-tests.log" | sed 's/^[0-9]*: //' | tee -a "$summary"
   grep -E "tests passed|tests failed|Failed|SKIPPED" "$logs/gpu-tests.log" | tee -a "$summary"
   # After the ladder, the adversarial corpus and the rollout: nothing of ours left running, no GPU memory held.
