@@ -11,6 +11,8 @@
 #   scripts/gpu-check.sh final      the check of a commit to submit: build; GPU tests but the kernelbench
 #                                   corpus (GPU_TESTS_EXCLUDE; FINAL_TESTS=0: none); every example with
 #                                   --check-expect; the starter tasks' native fixtures (eager times of the tasks)
+#   scripts/gpu-check.sh tests      only `final`'s build and GPU tests (the kernelbench corpus left out):
+#                                   ~350 s on a fresh machine, for a call that must leave room for another
 #   KB_PROBE=N (any mode, last)     the kernelbench example N times in the child and N times apart
 #                                   (--kernelbench-in-child, the default): load phase, the runner's start, timings
 #   scripts/gpu-check.sh kb         only the kernelbench format: the corpus, the examples' and the
@@ -82,8 +84,8 @@ gpu_test_targets="eval_device_screen_gpu_test eval_device_screen_test eval_engin
 mode_targets=$([ "$mode" = split ] && echo kernelrl_process_split_bench)
 [ "$mode" = process ] && mode_targets="kernelrl kernelrl_host_cc kernelrl_confine eval_engine_gpu_test"
 [ "$mode" = confine ] && mode_targets="kernelrl kernelrl_host_cc kernelrl_confine"
-scripts/gpu-build.sh -k 0 -j16 $mode_targets $([ "$mode" = final ] && echo kernelrl kernelrl_host_cc kernelrl_confine $([ "${FINAL_TESTS:-1}" = 0 ] || echo $gpu_test_targets)) \
-    $([ "$mode" != main ] && [ "$mode" != final ] && [ "$mode" != split ] && [ "$mode" != confine ] && [ "$mode" != process ] && [ -z "${WITH_GPU_TESTS:-}" ] && echo kernelrl kernelrl_host_cc kernelrl_confine $([ "$mode" != kb ] && [ "$mode" != service ] && [ "$mode" != soak ] && [ "$mode" != gpus ] && echo kernelrl_bench eval_device_screen_gpu_test)) >"$logs/build.log" 2>&1
+scripts/gpu-build.sh -k 0 -j16 $mode_targets $( ([ "$mode" = final ] || [ "$mode" = tests ]) && echo kernelrl kernelrl_host_cc kernelrl_confine $([ "${FINAL_TESTS:-1}" = 0 ] || echo $gpu_test_targets)) \
+    $([ "$mode" != main ] && [ "$mode" != final ] && [ "$mode" != tests ] && [ "$mode" != split ] && [ "$mode" != confine ] && [ "$mode" != process ] && [ -z "${WITH_GPU_TESTS:-}" ] && echo kernelrl kernelrl_host_cc kernelrl_confine $([ "$mode" != kb ] && [ "$mode" != service ] && [ "$mode" != soak ] && [ "$mode" != gpus ] && echo kernelrl_bench eval_device_screen_gpu_test)) >"$logs/build.log" 2>&1
 rc=$?
 note "build: rc $rc in $(( $(date +%s) - t0 )) s"
 [ $rc -eq 0 ] || { tail -40 "$logs/build.log"; exit 1; }
@@ -232,6 +234,8 @@ elif [ "$mode" = kb ]; then
   timeout "${EXAMPLES_S:-600}" $bin eval --batch examples/manifest.json --out "$out/examples.jsonl" >"$logs/examples.log" 2>&1
   note "examples (all entries): rc $? (124: stopped after EXAMPLES_S)"; tail -12 "$logs/examples.log" | tee -a "$summary"
   note "left over: processes '$(pgrep -af 'kernelrl' | grep -v pgrep | tr '\n' ';')', GPU memory used $(nvidia-smi --query-gpu=memory.used --format=csv,noheader)"
+elif [ "$mode" = tests ]; then
+  GPU_TESTS_EXCLUDE="${GPU_TESTS_EXCLUDE:-KernelbenchCorpus|KernelbenchCandidateProcess}" gpu_tests
 elif [ "$mode" = soak ]; then
   # SOAK_ARGS: more `kernelrl eval` arguments (e.g. --native-candidate-process).
   # SOAK_S (default 570): the call's seconds the soak may reach from the script's start; the batch is
