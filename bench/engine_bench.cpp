@@ -245,11 +245,21 @@ void bench_native_variants(const fs::path& dir, const fs::path& scratch, const e
   }
 }
 
-// 2a'. The same native batch with the defenses off (EvalOptions::defenses, fresh cache like the
-// defended run): what the sandbox, the input and output checks, the per-call input redraw, the
-// recheck after timing and the roofline re-measure cost in throughput.
+// 2a'. The same native batch with the candidates in the evaluating child (defenses on), then with
+// the defenses off (EvalOptions::defenses, which also keeps candidates in the child), each with a
+// fresh cache like the defended run: what the candidate's own process costs, and what all the
+// defenses cost together (that process, the sandbox, the input and output checks, the per-call
+// input redraw, the recheck after timing and the roofline re-measure) in throughput.
 void bench_defense_cost(const fs::path& dir, const fs::path& scratch, const eval::EngineConfig& base,
                         double defended_per_min, Report& report) {
+  eval::EngineConfig in_child = base;
+  in_child.options.native_candidate_process = false;
+  BatchRun beside = run_batch(dir / "native.json", scratch / "cache-native-in-child", in_child);
+  if (beside.n > 0 && defended_per_min > 0) {
+    const double per_min = beside.n / beside.wall_s * 60;
+    report.add({"  candidates in the child (defenses on): candidates/min (n=" + std::to_string(beside.n) + ")", fmt(per_min),
+                fmt(defended_per_min), fmt(defended_per_min / per_min, 3) + "x", "-"});
+  }
   eval::EngineConfig config = base;
   config.options.defenses = false;
   BatchRun run = run_batch(dir / "native.json", scratch / "cache-native-undefended", config);

@@ -33,7 +33,7 @@
 #                                   candidate (device reset, illegal address, crash, hang, memory bomb,
 #                                   hoarded memory, lazy outputs, inputs zeroed, trap, global hook): scripts/soak.py's checks
 #                                   (a record each, no engine error, honest results unchanged, nothing left);
-#                                   SOAK_ARGS adds `kernelrl eval` arguments (--native-candidate-process);
+#                                   SOAK_ARGS adds `kernelrl eval` arguments (--native-in-child);
 #                                   1000 take ~470 s: on a fresh machine (build ~140 s) run another mode first;
 #                                   SOAK_S (570) stops the batch in time and checks what came back;
 #                                   SOAK_RESUME=DIR (an earlier call's soak/ folder, brought along in the
@@ -43,8 +43,8 @@
 #                                   its own would cost (second context, CUDA IPC, doorbell round trip
 #                                   against in-process timing, a device reset in the runner)
 #   scripts/gpu-check.sh process    candidates in a process of their own against the child: the starter tasks'
-#                                   native fixtures (--native-candidate-process) and the kernelbench corpus
-#                                   (the default on a GPU; --kernelbench-in-child the baseline) as one batch each way
+#                                   native fixtures and the kernelbench corpus (both apart by default on a GPU;
+#                                   --native-in-child, --kernelbench-in-child the baselines) as one batch each way
 #                                   (bench/candidate_process_compare.py: runtimes, speedups, statuses,
 #                                   candidates/min; PROCESS_FORMATS picks), then the GPU tests of those modes
 #                                   (PROCESS_TESTS, default NativeCandidateProcess*:KernelbenchCandidateProcess*)
@@ -237,7 +237,7 @@ elif [ "$mode" = kb ]; then
 elif [ "$mode" = tests ]; then
   GPU_TESTS_EXCLUDE="${GPU_TESTS_EXCLUDE:-KernelbenchCorpus|KernelbenchCandidateProcess}" gpu_tests
 elif [ "$mode" = soak ]; then
-  # SOAK_ARGS: more `kernelrl eval` arguments (e.g. --native-candidate-process).
+  # SOAK_ARGS: more `kernelrl eval` arguments (e.g. --native-in-child).
   # SOAK_S (default 570): the call's seconds the soak may reach from the script's start; the batch is
   # stopped there and its records so far checked (a fresh machine's build takes ~140 s of them).
   # SOAK_RESUME: an earlier call's soak folder (batch.json, results.jsonl): this call goes on with it.
@@ -263,7 +263,7 @@ elif [ "$mode" = process ]; then
   for fmt in ${PROCESS_FORMATS:-native kernelbench}; do
     if [ "$fmt" = native ]; then
       $python -c 'import json; m = json.load(open("tasks/fixtures/starter/manifest.json")); json.dump([e for e in m if e.get("device") == "cuda"], open("/tmp/process-native.json", "w"))'
-      flag=--native-candidate-process; label="starter native fixtures"; in_child=
+      flag=; label="starter native fixtures"; in_child=--native-in-child
     else
       $python -c 'import json; m = json.load(open("tests/kernelbench_corpus/manifest.json")); json.dump([{k: v for k, v in e.items() if k in ("task", "candidate", "format", "device", "rules")} for e in m if e.get("device") == "cuda"], open("/tmp/process-kernelbench.json", "w"))'
       flag=--kernelbench-candidate-process; label="kernelbench corpus (honest and hacks)"; in_child=--kernelbench-in-child

@@ -69,9 +69,11 @@ struct EvalOptions {
   bool separate_process = true;
   // Native candidates on a GPU run in a process of their own too (eval/device_runner.hpp: their own
   // CUDA context, the call's tensors in a device arena mapped through CUDA IPC, calls timed on the
-  // host clock from the child, less an idle call's), with every defense on. Its timing equals the
-  // child's on the H200; off by default while it costs a third of the throughput (docs/security.md).
-  bool native_candidate_process = false;
+  // host clock from the child, less an idle call's), with every defense on: the reference, the
+  // checker and the report stay where the candidate's code never runs. Its timing equals the child's
+  // on the H200 (docs/security.md). false runs them in the evaluating child, for measuring what the
+  // separation costs (about a third of a cached batch's throughput).
+  bool native_candidate_process = true;
   // kernelbench candidates run in a process of their own (eval/kernelbench_runner.hpp: forked at the
   // child's start, its own interpreter state and, on a GPU, its own CUDA context; ModelNew's outputs
   // copied into slots the child reads; on a GPU timed on the host clock less an idle call's), with

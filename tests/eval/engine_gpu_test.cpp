@@ -21,14 +21,16 @@ namespace {
 using testing::known_gap_entries;
 using testing::source_path;
 
-// Where candidates run: as by default (kernelbench ones in a process of their own, native ones in
-// the evaluating child), all in the child, or native ones in their own process too.
-enum class Apart { DEFAULTS, NONE, NATIVE };
+// Where candidates run: as by default (native and kernelbench ones in a process of their own on a
+// GPU), or all in the evaluating child.
+enum class Apart { DEFAULTS, NONE };
 
 EngineConfig gpu_config(Apart apart) {
   EngineConfig config = testing::test_config("auto");
-  if (apart == Apart::NONE) config.options.kernelbench_candidate_process = CandidateProcess::NEVER;
-  if (apart == Apart::NATIVE) config.options.native_candidate_process = true;
+  if (apart == Apart::NONE) {
+    config.options.kernelbench_candidate_process = CandidateProcess::NEVER;
+    config.options.native_candidate_process = false;
+  }
   return config;
 }
 
@@ -59,8 +61,8 @@ class GpuEngineFixture : public ::testing::Test {
 
 // Candidates in the evaluating child.
 using EngineGpuTest = GpuEngineFixture<Apart::NONE>;
-// Native candidates in a process of their own (eval/device_runner.hpp).
-using NativeCandidateProcessGpuTest = GpuEngineFixture<Apart::NATIVE>;
+// Native candidates in a process of their own (eval/device_runner.hpp): the default on a GPU.
+using NativeCandidateProcessGpuTest = GpuEngineFixture<Apart::DEFAULTS>;
 // kernelbench candidates in a process of their own (eval/kernelbench_runner.hpp): the default on a GPU.
 using KernelbenchCandidateProcessGpuTest = GpuEngineFixture<Apart::DEFAULTS>;
 

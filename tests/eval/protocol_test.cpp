@@ -85,7 +85,12 @@ TEST(Protocol, ChildRequestKeepsItsWireNames) {
 
 // Where kernelbench candidates run: on a GPU by default, as a word on the wire; the booleans of
 // earlier option files still read (true: always, false: never); anything else is an error naming it.
+// Native candidates (which run only on a GPU) have their own process by default too.
 TEST(Protocol, WhereCandidatesRunIsAWordOrABoolean) {
+  EXPECT_TRUE(EvalOptions{}.native_candidate_process);
+  EXPECT_TRUE(nlohmann::json::object().get<EvalOptions>().native_candidate_process);
+  const nlohmann::json in_child = {{"native_candidate_process", false}};
+  EXPECT_FALSE(in_child.get<EvalOptions>().native_candidate_process);
   EXPECT_EQ(EvalOptions{}.kernelbench_candidate_process, CandidateProcess::ON_GPU);
   EXPECT_EQ(nlohmann::json(EvalOptions{}).at("kernelbench_candidate_process"), "gpu");
   const auto read = [](const nlohmann::json& v) {

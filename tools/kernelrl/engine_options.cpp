@@ -56,10 +56,10 @@ void add_engine_options(CLI::App* cmd, eval::EngineConfig& config) {
   cmd->add_flag("--host-candidate-in-child{false}", o.separate_process,
                 "run host candidates in the evaluating process instead of a process of their own (which keeps "
                 "them away from the checker and the report); for measuring what the separation costs");
-  cmd->add_flag("--native-candidate-process", o.native_candidate_process,
-                "run native candidates on a GPU in a process of their own (own CUDA context, tensors shared "
-                "through CUDA IPC, calls timed on the host clock): the checker, the reference and the report "
-                "stay where the candidate's code never runs");
+  cmd->add_flag("--native-in-child{false}", o.native_candidate_process,
+                "run native candidates in the evaluating child, beside the reference and the checker, instead of "
+                "a process of their own (own CUDA context, tensors shared through CUDA IPC, calls timed on the "
+                "host clock); for measuring what their own process costs");
   cmd->add_flag_callback(
       "--kernelbench-candidate-process", [&o] { o.kernelbench_candidate_process = eval::CandidateProcess::ALWAYS; },
       "run kernelbench candidates in a process of their own on the CPU too (on a GPU they do by default: own "
