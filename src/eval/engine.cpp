@@ -24,7 +24,7 @@ using clock_type = std::chrono::steady_clock;
 namespace {
 
 // Evaluations again after the evaluator found the device's memory full (Engine::run_in_worker).
-constexpr int kDeviceMemoryRetries = 2;
+constexpr int kDeviceMemoryRetries = 3;
 constexpr std::chrono::milliseconds kDeviceMemoryPause{1000};
 
 constexpr std::uint64_t kMaxCandidateBytes = 1u << 20;
@@ -282,10 +282,11 @@ common::Expected<EvalResult> Engine::run_in_worker(const EvalJob& job, const Pre
     r.phases_ms["lock_wait"] = outcome.lock_wait_ms;  // inside child_total, outside every phase
     return r;
   };
-  // The evaluator's own work (the reference, the timer, the arena) finding the device's memory full
-  // is, on a GPU the engine's workers share, another evaluation's candidate holding it for a while
-  // (a hoarder until its held-memory check, its context until torn down): not this candidate's
-  // verdict nor the task's fault. Evaluated again after a pause, at most kDeviceMemoryRetries times;
+  // The evaluator's own work (the reference, the timer, the arena, a process's CUDA context) finding
+  // the device's memory full (or, making a context, the device unavailable) is, on a GPU the
+  // engine's workers share, another evaluation's candidate holding it for a while (a hoarder until
+  // its held-memory check, its context until torn down): not this candidate's verdict nor the
+  // task's fault. Evaluated again after a pause, at most kDeviceMemoryRetries times;
   // then the result stands (a candidate that fills the device itself keeps its RUNTIME_ERROR) and
   // an engine error says the device had no memory.
   for (int attempt = 0;; ++attempt) {

@@ -118,7 +118,9 @@ common::Expected<WorkerReply> parse_worker_reply(const nlohmann::json& j) {
 
 bool says_device_memory_ran_out(std::string_view message) {
   return message.find("out of memory") != std::string_view::npos ||
-         message.find("OutOfMemoryError") != std::string_view::npos;
+         message.find("OutOfMemoryError") != std::string_view::npos ||
+         message.find("cudaErrorDevicesUnavailable") != std::string_view::npos ||
+         message.find("device(s) is/are busy or unavailable") != std::string_view::npos;
 }
 
 bool found_device_memory_short(const EvalResult& r) {

@@ -97,8 +97,10 @@ void to_json(nlohmann::json& j, const WorkerReply& r);
 common::Expected<WorkerReply> parse_worker_reply(const nlohmann::json& j);
 
 // True when an error text says a CUDA allocation found the device's memory exhausted (the runtime's
-// "out of memory", torch's OutOfMemoryError): on a GPU shared by several evaluations, possibly
-// another one's candidate holding it, so not this evaluation's verdict (Engine::run_in_worker).
+// "out of memory", torch's OutOfMemoryError) or a CUDA context could not be made on it
+// (cudaErrorDevicesUnavailable, "busy or unavailable": what creating a context reads when the
+// memory it needs is held): on a GPU shared by several evaluations, possibly another one's
+// candidate holding it, so not this evaluation's verdict (Engine::run_in_worker).
 bool says_device_memory_ran_out(std::string_view message);
 
 // True when a result is a RUNTIME_ERROR whose evaluating child found the device full outside the

@@ -108,9 +108,13 @@ TEST(Protocol, WhereCandidatesRunIsAWordOrABoolean) {
   }
 }
 
-// The two ways a device found full reads (the runtime's, torch's), as the H200 soak of 2026-12-02
-// wrote them, and a candidate's own failure that is not one.
+// The ways a device found full reads (the runtime's, torch's; a context that could not be made
+// beside a hoarder, 2026-12-03), as the H200 soaks wrote them, and a candidate's own failure that is
+// not one.
 TEST(Protocol, ADeviceFoundFullIsToldFromACandidatesFailure) {
+  EXPECT_TRUE(says_device_memory_ran_out(
+      "tests/ladder/task_softmax.py: unexpected Python error: AcceleratorError: CUDA error: CUDA-capable device(s) "
+      "is/are busy or unavailable\nSearch for `cudaErrorDevicesUnavailable' in https://docs.nvidia.com/cuda/"));
   EXPECT_TRUE(says_device_memory_ran_out(
       "cannot set up the timer: cudaMalloc(&buffer_, static_cast<size_t>(bytes_)) failed at gpu.cpp:54: out of memory "
       "(cudaErrorMemoryAllocation)"));
