@@ -75,17 +75,24 @@ note() { echo "$*" | tee -a "$summary"; }
 logs=/tmp/gpu-check-logs
 rm -rf "$logs" && mkdir -p "$logs"
 trap 'for f in "$logs"/*; do echo "===== $(basename "$f")"; cat "$f"; done >"$out/logs.txt" 2>/dev/null' EXIT
+trap 'exit 143' TERM  # a `timeout` that stops the script still gathers the logs
 
 note "gpu-check $mode: commit $KERNELRL_COMMIT, $(date -u +%FT%TZ), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
 t0=$(date +%s)
 # The test binaries holding `ctest -L gpu`'s tests (`final` builds only these and what they run).
 gpu_test_targets="eval_device_screen_gpu_test eval_device_screen_test eval_engine_gpu_test model_gpu_test rollout_gpu_test"
-# Modes that build only their own targets.
-mode_targets=$([ "$mode" = split ] && echo kernelrl_process_split_bench)
-[ "$mode" = process ] && mode_targets="kernelrl kernelrl_host_cc kernelrl_confine eval_engine_gpu_test"
-[ "$mode" = confine ] && mode_targets="kernelrl kernelrl_host_cc kernelrl_confine"
-scripts/gpu-build.sh -k 0 -j16 $mode_targets $( ([ "$mode" = final ] || [ "$mode" = tests ]) && echo kernelrl kernelrl_host_cc kernelrl_confine $([ "${FINAL_TESTS:-1}" = 0 ] || echo $gpu_test_targets)) \
-    $([ "$mode" != main ] && [ "$mode" != final ] && [ "$mode" != tests ] && [ "$mode" != split ] && [ "$mode" != confine ] && [ "$mode" != process ] && [ -z "${WITH_GPU_TESTS:-}" ] && echo kernelrl kernelrl_host_cc kernelrl_confine $([ "$mode" != kb ] && [ "$mode" != service ] && [ "$mode" != soak ] && [ "$mode" != gpus ] && echo kernelrl_bench eval_device_screen_gpu_test)) >"$logs/build.log" 2>&1
+# What each mode builds (empty: everything).
+engine_targets="kernelrl kernelrl_host_cc kernelrl_confine"
+case "$mode" in
+  main) targets= ;;
+  final | tests) targets="$engine_targets $([ "${FINAL_TESTS:-1}" = 0 ] || echo $gpu_test_targets)" ;;
+  split) targets=kernelrl_process_split_bench ;;
+  process) targets="$engine_targets eval_engine_gpu_test" ;;
+  confine | kb | service | soak | gpus) targets=$engine_targets ;;
+  *) targets="$engine_targets kernelrl_bench eval_device_screen_gpu_test" ;;  # batch, bench, fidelity
+esac
+[ -n "${WITH_GPU_TESTS:-}" ] && [ "$mode" = batch ] && targets=
+scripts/gpu-build.sh -k 0 -j16 $targets >"$logs/build.log" 2>&1
 rc=$?
 note "build: rc $rc in $(( $(date +%s) - t0 )) s"
 [ $rc -eq 0 ] || { tail -40 "$logs/build.log"; exit 1; }
@@ -320,8 +327,10 @@ elif [ "$mode" = batch ]; then
   build-gpu/tests/eval/eval_device_screen_gpu_test >"$logs/device-screen.log" 2>&1
   note "eval_device_screen_gpu_test (the engine's check kernels against the host checker): rc $?, $(grep -E '^\[  (PASSED|FAILED)' "$logs/device-screen.log" | tr '\n' ' ')"
   $python bench/make_candidates.py /tmp/bench-cands 50 0 >/dev/null
-  build-gpu/bench/kernelrl_bench /tmp/bench-cands --native-batch-only >"$logs/bench-batch.log" 2>&1
-  note "bench --native-batch-only: rc $?"; grep -E "^row" "$logs/bench-batch.log" | tee -a "$summary"
+  # Each row into the summary as it is measured: a call cut short still keeps the rows it reached.
+  build-gpu/bench/kernelrl_bench /tmp/bench-cands --native-batch-only 2>&1 | tee "$logs/bench-batch.log" |
+    grep --line-buffered -E "^row" >>"$summary"
+  note "bench --native-batch-only: rc ${PIPESTATUS[0]}"
 elif [ "$mode" = service ]; then
   # --print-config fails in a build without the service (no hiredis or cpp-httplib found).
   if ! $bin serve --redis redis://127.0.0.1:6390 --print-config >/dev/null 2>&1 || [ ! -x .gpu-deps/bin/redis-server ]; then
