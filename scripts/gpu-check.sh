@@ -34,7 +34,7 @@
 #                                   hoarded memory, lazy outputs, inputs zeroed, trap, global hook): scripts/soak.py's checks
 #                                   (a record each, no engine error, honest results unchanged, nothing left);
 #                                   SOAK_ARGS adds `kernelrl eval` arguments (--native-in-child);
-#                                   1000 take ~470 s: on a fresh machine (build ~140 s) run another mode first;
+#                                   1000 take ~630 s (95 /min, native candidates apart): a warm call, then a resume;
 #                                   SOAK_S (570) stops the batch in time and checks what came back;
 #                                   SOAK_RESUME=DIR (an earlier call's soak/ folder, brought along in the
 #                                   working tree): the same soak goes on from its records (--resume)

@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../common/process_state.hpp"
 #include "common/subprocess.hpp"
 
 namespace kernelrl {
@@ -122,61 +123,32 @@ TEST(Cli, AFailingCandidateIsStillEvaluated) {
   EXPECT_NE(r.output.find("SIGABRT"), std::string::npos) << r.output;
 }
 
-// A process as /proc/PID/stat shows it.
-struct ProcessStat {
-  pid_t pid = 0;
-  pid_t ppid = 0;
-  std::string comm;
-  char state = '?';
-  long cpu_ticks = 0;  // user + system
-  int depth = 0;       // below the root asked for (descendants_of)
+using testing::ProcessState;
+
+// A process below the root asked for (descendants_of), with its depth there.
+struct Descendant : ProcessState {
+  int depth = 0;
 };
 
-std::optional<ProcessStat> read_stat(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(stat, line)) return std::nullopt;
-  const auto open = line.find('('), close = line.rfind(')');  // the name may hold spaces, parentheses
-  if (open == std::string::npos || close == std::string::npos) return std::nullopt;
-  ProcessStat p;
-  p.pid = pid;
-  p.comm = line.substr(open + 1, close - open - 1);
-  std::istringstream rest(line.substr(close + 1));
-  long skip = 0, utime = 0, stime = 0;
-  rest >> p.state >> p.ppid;
-  for (int field = 5; field <= 13; ++field) rest >> skip;
-  rest >> utime >> stime;
-  if (!rest) return std::nullopt;
-  p.cpu_ticks = utime + stime;
-  return p;
-}
-
 // Live (not zombie) processes whose parent chain leads to `root`, with their depth below it.
-std::vector<ProcessStat> descendants_of(pid_t root) {
-  std::map<pid_t, std::vector<ProcessStat>> children;
+std::vector<Descendant> descendants_of(pid_t root) {
+  std::map<pid_t, std::vector<ProcessState>> children;
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
     const std::string name = entry.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    if (auto p = read_stat(std::stoi(name)); p && p->state != 'Z') children[p->ppid].push_back(*p);
+    if (auto p = testing::read_process_state(std::stoi(name)); p && p->state != 'Z') children[p->ppid].push_back(*p);
   }
-  std::vector<ProcessStat> out;
+  std::vector<Descendant> out;
   std::vector<std::pair<pid_t, int>> todo{{root, 0}};
   while (!todo.empty()) {
     const auto [parent, depth] = todo.back();
     todo.pop_back();
-    for (ProcessStat c : children[parent]) {
-      c.depth = depth + 1;
-      out.push_back(c);
-      todo.emplace_back(c.pid, c.depth);
+    for (const ProcessState& c : children[parent]) {
+      out.push_back({c, depth + 1});
+      todo.emplace_back(c.pid, depth + 1);
     }
   }
   return out;
-}
-
-// Running or sleeping (a zombie counts as gone).
-bool running(pid_t pid) {
-  auto p = read_stat(pid);
-  return p && p->state != 'Z';
 }
 
 // An engine killed outright (SIGKILL: no handler runs) while a candidate hangs leaves nothing
@@ -199,9 +171,9 @@ TEST(Cli, AKilledEngineLeavesNoCandidateRunning) {
   }
   // The engine, its worker, the worker's child and the candidate's own process (host candidates run
   // apart, a kernelrl process below the child): wait until that process has spun for a second.
-  std::vector<ProcessStat> tree;
+  std::vector<Descendant> tree;
   auto spinning = [&] {
-    return std::any_of(tree.begin(), tree.end(), [](const ProcessStat& p) {
+    return std::any_of(tree.begin(), tree.end(), [](const Descendant& p) {
       return p.depth >= 3 && p.comm == "kernelrl" && p.cpu_ticks >= ::sysconf(_SC_CLK_TCK);
     });
   };
@@ -214,11 +186,11 @@ TEST(Cli, AKilledEngineLeavesNoCandidateRunning) {
   ::waitpid(engine, nullptr, 0);
   ASSERT_TRUE(spinning()) << "the candidate's call never began";
   std::vector<pid_t> left;
-  for (const ProcessStat& p : tree) left.push_back(p.pid);
+  for (const Descendant& p : tree) left.push_back(p.pid);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
   while (!left.empty() && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    std::erase_if(left, [](pid_t p) { return !running(p); });
+    std::erase_if(left, [](pid_t p) { return !testing::process_running(p); });
   }
   std::string names;
   for (pid_t p : left) names += " " + std::to_string(p);

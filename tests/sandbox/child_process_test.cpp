@@ -2,6 +2,7 @@
 // descendants), the parent gets an outcome and nothing is left running.
 #include "sandbox/child_process.hpp"
 
+#include "../common/process_state.hpp"
 #include "report_line.hpp"
 
 #include <gtest/gtest.h>
@@ -22,15 +23,10 @@ namespace {
 
 using testing::say;
 
-// Running or sleeping; a zombie (killed, not yet reaped by init) counts as gone.
+// Still running or sleeping after a second; a zombie (killed, not yet reaped by init) counts as gone.
 bool alive(pid_t pid) {
   for (int i = 0; i < 100; ++i) {
-    FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
-    if (!f) return false;
-    char state = '?';
-    int n = std::fscanf(f, "%*d %*s %c", &state);
-    std::fclose(f);
-    if (n == 1 && (state == 'Z' || state == 'X')) return false;
+    if (!kernelrl::testing::process_running(pid)) return false;
     ::usleep(10000);
   }
   return true;
@@ -230,12 +226,8 @@ TEST_F(ChildProcessTest, AKilledChildsChildIsReapedByTheSubreaper) {
   // Killed with its parent's group, it is a zombie whose parent is now this process, not init.
   bool ours = false;
   for (int i = 0; i < 200 && !ours; ++i) {
-    if (FILE* stat = std::fopen(("/proc/" + std::to_string(g) + "/stat").c_str(), "r")) {
-      char state = '?';
-      int ppid = 0;
-      ours = std::fscanf(stat, "%*d %*s %c %d", &state, &ppid) == 2 && state == 'Z' && ppid == ::getpid();
-      std::fclose(stat);
-    }
+    const auto p = kernelrl::testing::read_process_state(g);
+    ours = p && p->state == 'Z' && p->ppid == ::getpid();
     if (!ours) ::usleep(10000);
   }
   EXPECT_TRUE(ours) << "grandchild " << g << " did not come to this process";

@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
+#include "../common/process_state.hpp"
 #include "common/subprocess.hpp"
 #include "policy/scripted_policy.hpp"
 #include "tiny_policy.hpp"
@@ -275,13 +276,8 @@ TEST(TrainRanks, TwoRanksTrainAsOneProcess) {
   fs::remove_all(root);
 }
 
-bool gone(pid_t pid) {
-  if (::kill(pid, 0) != 0) return errno == ESRCH;
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");  // a zombie awaiting its reaper is gone too
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-  const auto close = text.rfind(')');
-  return close != std::string::npos && close + 2 < text.size() && text[close + 2] == 'Z';
-}
+// A zombie awaiting its reaper is gone too.
+bool gone(pid_t pid) { return !kernelrl::testing::process_running(pid); }
 
 TEST(TrainRanks, ARankThatExitsEarlyStopsTheOthers) {
   const fs::path root = scratch("exit-early");
