@@ -15,7 +15,9 @@ then the checks a long RL run relies on:
 
 A soak longer than one time-limited call goes on with --resume in a later call: the same DIR (its
 results.jsonl brought back), `kernelrl eval --resume` evaluates only the jobs without a record, and
-the checks cover the records of every call (those on processes and device memory: this call's).
+the checks cover the records of every call (those on processes and device memory: this call's); an
+engine error that a later call evaluated again stays in the file, listed in the summary's
+engine_errors_evaluated_again, and is no longer its job's record.
 
 Extra arguments after `--` go to `kernelrl eval` (e.g. --timeout-correctness-s 10). Writes
 DIR/batch.json, DIR/results.jsonl, DIR/summary.json; prints the summary; exit 0 when every check
@@ -115,10 +117,33 @@ def gpu_memory_used_mib():
         return None
 
 
+def evaluated_again(jobs, records):
+    """Which "could_not_evaluate" lines a resumed batch evaluated again: `kernelrl eval --resume`
+    runs a job again when its line is one, so once a (task, candidate) has a result record for each
+    of its jobs, its earlier engine-error lines were replaced (the earliest first). Returns their
+    indices in records."""
+    n_jobs = collections.Counter((j["task"], j["candidate"]) for j in jobs)
+    results = collections.Counter((r.get("task"), r.get("candidate")) for r in records if "could_not_evaluate" not in r)
+    replaceable = {key: max(0, results[key] + n - n_jobs[key]) for key, n in
+                   collections.Counter((r.get("task"), r.get("candidate")) for r in records if "could_not_evaluate" in r).items()}
+    again = set()
+    for i, r in enumerate(records):
+        key = (r.get("task"), r.get("candidate"))
+        if "could_not_evaluate" in r and replaceable.get(key, 0) > 0:
+            replaceable[key] -= 1
+            again.add(i)
+    return again
+
+
 def check(jobs, records, band):
     """The checks on the records (in job order: the batch writes them as jobs finish, so they are
-    matched by (task, candidate) in order of appearance). Returns (summary dict, failures list)."""
+    matched by (task, candidate) in order of appearance). Engine errors that a resumed call
+    evaluated again are kept in the file and counted apart, not as the job's record. Returns
+    (summary dict, failures list)."""
     failures = []
+    again = evaluated_again(jobs, records)
+    replaced = [records[i] for i in sorted(again)]
+    records = [r for i, r in enumerate(records) if i not in again]
     if len(records) != len(jobs):
         failures.append(f"{len(records)} records for {len(jobs)} jobs")
     engine_errors = [r for r in records if "could_not_evaluate" in r]
@@ -155,6 +180,7 @@ def check(jobs, records, band):
             failures.append(f"honest {cand}: {len(outside)} of {len(xs)} speedups more than {band:.0%} from their median "
                             f"{med:.3f} (min {min(xs):.3f}, max {max(xs):.3f})")
     summary = {"jobs": len(jobs), "records": len(records), "engine_errors": len(engine_errors),
+               "engine_errors_evaluated_again": [f"{r.get('candidate')}: {r['could_not_evaluate'][:200]}" for r in replaced],
                "statuses_by_kind": {k: dict(v) for k, v in sorted(by_kind.items())}, "honest_speedups": spread}
     return summary, failures
 
