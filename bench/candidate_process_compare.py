@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Compares two `kernelrl eval --batch --out` runs of the same jobs: candidates evaluated in the child
 (the baseline: `--native-in-child`, `--kernelbench-in-child`) and in a process of their own (the
-default on a GPU), both made in the same call on the same machine (scripts/gpu-check.sh process). Prints, per task, the candidate's
-and the reference's median runtimes and the speedups of both runs, then the medians of the ratios
-(apart / in the child) and the statuses that differ.
+default on a GPU), both made in the same call on the same machine (scripts/gpu-check.sh process).
+Prints, per task, the candidate's and the reference's median runtimes and the speedups of both runs,
+then the medians of the ratios (apart / in the child) and the statuses that differ.
 
     bench/candidate_process_compare.py IN_CHILD.jsonl APART.jsonl [--wall-s IN_CHILD_S APART_S]
 """

@@ -296,7 +296,8 @@ common::Expected<EvalResult> Engine::run_in_worker(const EvalJob& job, const Pre
     if (!short_of_memory || attempt == kDeviceMemoryRetries) {
       if (attempt > 0 && r) r->isolation["device_memory_retries"] = attempt;
       if (short_of_memory && !r) {
-        return common::make_error(r.error().message + " (the device's memory was still full after " +
+        return common::make_error(r.error().message +
+                                  " (the device's memory was still full, or the device unavailable, after " +
                                   std::to_string(attempt + 1) + " tries: other processes hold it)");
       }
       return r;

@@ -81,6 +81,23 @@ TEST(DeployDocs, TheKubernetesManifestParsesAndItsCommandLinesAreValid) {
   EXPECT_EQ(commands, (std::set<std::string>{"serve", "worker"}));
 }
 
+// A deployed worker runs native candidates in a process of their own unless told otherwise
+// (--native-in-child, for measuring the cost); the flag that asked for it before it was the default
+// is still accepted.
+TEST(DeployDocs, WorkersRunNativeCandidatesApartUnlessTold) {
+  const std::vector<std::pair<std::vector<std::string>, bool>> cases = {
+      {{}, true}, {{"--native-in-child"}, false}, {{"--native-candidate-process"}, true}};
+  for (const auto& [flags, apart] : cases) {
+    std::vector<std::string> argv = {KERNELRL_BINARY, "worker", "--redis", "redis://127.0.0.1:1"};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    argv.push_back("--print-config");
+    auto r = run(argv);
+    ASSERT_EQ(r.exit_code, 0) << nlohmann::json(argv).dump() << "\n" << r.output;
+    EXPECT_EQ(printed_config(r.output)["options"].value("native_candidate_process", !apart), apart)
+        << nlohmann::json(argv).dump();
+  }
+}
+
 TEST(DeployDocs, TheSlurmScriptRunsAValidWorkerCommandPerNode) {
   const std::string script = source_path("docs/deploy/kernelrl-workers.sbatch");
   auto syntax = run({"bash", "-n", script});

@@ -60,6 +60,8 @@ void add_engine_options(CLI::App* cmd, eval::EngineConfig& config) {
                 "run native candidates in the evaluating child, beside the reference and the checker, instead of "
                 "a process of their own (own CUDA context, tensors shared through CUDA IPC, calls timed on the "
                 "host clock); for measuring what their own process costs");
+  // Their own process was opt-in under this name until it became the default: still accepted.
+  cmd->add_flag("--native-candidate-process", o.native_candidate_process, "the default (see --native-in-child)")->group("");
   cmd->add_flag_callback(
       "--kernelbench-candidate-process", [&o] { o.kernelbench_candidate_process = eval::CandidateProcess::ALWAYS; },
       "run kernelbench candidates in a process of their own on the CPU too (on a GPU they do by default: own "
