@@ -19,6 +19,11 @@
 //   - timing blocks (the design's next step): the parent idle on the GPU while the runner's calls are
 //     timed on the host clock, L2 flushed by the runner in its own context before each, against the
 //     parent's own block (host clock and events);
+//   - the engine's clock by call length (as eval/child_timing.cpp times a candidate apart): the L2
+//     flushed in the parent and waited for, ARM (the runner enqueues its own flush and answers at
+//     once), the clock started, CALL and PING, the parent's device synchronised; less the median of
+//     IDLE calls timed the same way, taken after all the calls (the engine) or beside each call;
+//     against events around the same work in the parent after its flush (the engine in the child);
 //   - faults: the runner calls cudaDeviceReset; the parent's context, its arena and a copy after it
 //     are checked intact;
 //   - the runner's thread count after CUDA set itself up (what a thread rule must allow);
@@ -51,7 +56,7 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-enum Op : int { kCall = 1, kReset = 2, kQuit = 3, kCandidate = 4, kFlush = 5 };
+enum Op : int { kCall = 1, kReset = 2, kQuit = 3, kCandidate = 4, kFlush = 5, kArm = 6, kIdle = 7, kPing = 8 };
 
 // examples/vector_add/task.py: C = A + B, (6144, 8192) float32.
 constexpr std::int64_t kRows = 6144, kCols = 8192;
@@ -156,6 +161,11 @@ Forward load_forward(const char* path, char* message, std::size_t message_size) 
     }
     if (op == kReset) {
       e = cudaDeviceReset();
+    } else if (op == kArm && sh->error == cudaSuccess) {  // the flush only enqueued: the call queues behind it
+      e = cudaMemsetAsync(flush, static_cast<int>(served & 0xff), 2 * static_cast<std::size_t>(l2), stream);
+    } else if (op == kIdle && sh->error == cudaSuccess) {
+      e = cudaDeviceSynchronize();
+    } else if (op == kPing) {
     } else if (op == kFlush && sh->error == cudaSuccess) {
       e = cudaMemsetAsync(flush, static_cast<int>(served & 0xff), 2 * static_cast<std::size_t>(l2), stream);
       if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
@@ -298,6 +308,57 @@ void timing_block(Parent& parent, const char* label, cudaStream_t stream, cudaEv
   std::printf("%-22s %12.2f %12.2f %12.2f %10.2f %8.3f\n", label, ev, host, run, run - host, ev > 0 ? run / ev : 0.0);
 }
 
+// The engine's clock for a call in the runner (eval/child_timing.cpp, GpuHostClockTimer): the
+// parent's L2 flush waited for, ARM, then CALL and PING timed on the host clock up to the parent's
+// device synchronisation; an IDLE call the same way with no work. One row: events around the same
+// work in the parent after its flush (the engine in the child), the runner's calls less the IDLE
+// median taken after all of them (the engine apart), and less IDLE calls timed beside each call.
+void engine_clock(Parent& parent, const char* label, cudaStream_t stream, cudaEvent_t start, cudaEvent_t end,
+                  char* own_flush, std::size_t flush_bytes, int reps, const std::function<bool(bool)>& work) {
+  std::vector<double> in_events, calls, idle_after, idle_beside;
+  for (int r = 0; r < reps + 5; ++r) {  // in the parent, as GpuTimer: the flush enqueued, then the events
+    float ms = 0;
+    cudaMemsetAsync(own_flush, r & 0xff, flush_bytes, stream);
+    cudaEventRecord(start, stream);
+    work(false);
+    cudaEventRecord(end, stream);
+    cudaEventSynchronize(end);
+    cudaEventElapsedTime(&ms, start, end);
+    if (r >= 5) in_events.push_back(1000.0 * ms);
+  }
+  // One request through the runner on the host clock, as the engine times it: the work (CALL) or IDLE.
+  const auto timed = [&](const std::function<bool()>& call) -> double {
+    cudaMemsetAsync(own_flush, 0x3c, flush_bytes, stream);
+    cudaStreamSynchronize(stream);
+    if (!parent.ring(kArm, 0)) return -1;
+    auto h0 = clock_type::now();
+    if (!call() || !parent.ring(kPing, 0)) return -1;
+    cudaDeviceSynchronize();
+    return 1000.0 * ms_between(h0, clock_type::now());
+  };
+  const auto idle = [&] { return parent.ring(kIdle, 0); };
+  for (int r = 0; r < reps + 5; ++r) {
+    const double call_us = timed([&] { return work(true); });
+    const double idle_us = timed(idle);
+    if (call_us < 0 || idle_us < 0) {
+      std::printf("FAILED %s in the runner: %s\n", label, cudaGetErrorString(static_cast<cudaError_t>(parent.sh->error)));
+      return;
+    }
+    if (r >= 5) calls.push_back(call_us), idle_beside.push_back(idle_us);
+  }
+  for (int r = 0; r < reps; ++r) {
+    idle_after.push_back(timed(idle));
+    if (idle_after.back() < 0) {
+      std::printf("FAILED %s, IDLE: %s\n", label, cudaGetErrorString(static_cast<cudaError_t>(parent.sh->error)));
+      return;
+    }
+  }
+  const double ev = median(in_events), after = median(calls) - median(idle_after),
+               beside = median(calls) - median(idle_beside);
+  std::printf("%-22s %11.2f %13.2f %8.3f %13.2f %8.3f %10.2f %10.2f\n", label, ev, after, ev > 0 ? after / ev : 0.0,
+              beside, ev > 0 ? beside / ev : 0.0, median(idle_after), median(idle_beside));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -405,6 +466,27 @@ int main(int argc, char** argv) {
     Forward forward = load_forward(candidate, message, sizeof message);
     if (forward) {
       timing_block(parent, "vector_add candidate", stream, start, end, own_flush, flush_bytes, reps, [&](bool in_runner) {
+        if (in_runner) return parent.ring(kCandidate, 0) && sh->candidate_rc == 0;
+        return call_vadd(forward, own, stream) == 0;
+      });
+    }
+  }
+
+  std::printf("the engine's clock by call length (apart: host clock less the IDLE median, taken after all calls or "
+              "beside each; in the child: events):\n");
+  std::printf("%-22s %11s %13s %8s %13s %8s %10s %10s\n", "work", "events us", "apart us", "ratio", "beside us",
+              "ratio", "idle after", "idle beside");
+  for (std::size_t bytes : {std::size_t{1} << 20, std::size_t{16} << 20, std::size_t{64} << 20, std::size_t{256} << 20}) {
+    const std::string label = "copy " + std::to_string(bytes) + " B";
+    engine_clock(parent, label.c_str(), stream, start, end, own_flush, flush_bytes, reps, [&](bool in_runner) {
+      if (in_runner) return parent.ring(kCall, bytes);
+      return cudaMemcpyAsync(own + bytes, own, bytes, cudaMemcpyDeviceToDevice, stream) == cudaSuccess;
+    });
+  }
+  if (candidate) {
+    char message[512] = {};
+    if (Forward forward = load_forward(candidate, message, sizeof message)) {
+      engine_clock(parent, "vector_add candidate", stream, start, end, own_flush, flush_bytes, reps, [&](bool in_runner) {
         if (in_runner) return parent.ring(kCandidate, 0) && sh->candidate_rc == 0;
         return call_vadd(forward, own, stream) == 0;
       });

@@ -41,7 +41,8 @@
 #   scripts/gpu-check.sh confine    only the compile read confinement's CPU tests, on this machine's toolchain
 #   scripts/gpu-check.sh split      only bench/process_split_bench.cpp: what a GPU candidate in a process of
 #                                   its own would cost (second context, CUDA IPC, doorbell round trip
-#                                   against in-process timing, a device reset in the runner)
+#                                   against in-process timing, the engine's clock apart by call length
+#                                   against events, a device reset in the runner)
 #   scripts/gpu-check.sh process    candidates in a process of their own against the child: the starter tasks'
 #                                   native fixtures and the kernelbench corpus (both apart by default on a GPU;
 #                                   --native-in-child, --kernelbench-in-child the baselines) as one batch each way
