@@ -452,45 +452,40 @@ int main(int argc, char** argv) {
   const std::size_t flush_bytes = 2 * static_cast<std::size_t>(l2);
   char* own_flush = nullptr;
   ok = ok && check(cudaMalloc(&own_flush, flush_bytes), "cudaMalloc flush");
+  // The works both sections below time: copies of each size, then the vector_add candidate if given.
+  char message[512] = {};
+  const Forward forward = candidate ? load_forward(candidate, message, sizeof message) : nullptr;
+  struct Work {
+    std::string label;
+    std::function<bool(bool)> run;  // run(in_runner): one call in the runner or in the parent
+  };
+  const auto works = [&](const std::vector<std::size_t>& byte_sizes) {
+    std::vector<Work> out;
+    for (std::size_t bytes : byte_sizes) {
+      out.push_back({"copy " + std::to_string(bytes) + " B", [&, bytes](bool in_runner) {
+                       if (in_runner) return parent.ring(kCall, bytes);
+                       return cudaMemcpyAsync(own + bytes, own, bytes, cudaMemcpyDeviceToDevice, stream) == cudaSuccess;
+                     }});
+    }
+    if (forward) {
+      out.push_back({"vector_add candidate", [&](bool in_runner) {
+                       if (in_runner) return parent.ring(kCandidate, 0) && sh->candidate_rc == 0;
+                       return call_vadd(forward, own, stream) == 0;
+                     }});
+    }
+    return out;
+  };
   std::printf("timing blocks (L2 flushed before each call; the parent idle on the GPU during the runner's):\n");
   std::printf("%-22s %12s %12s %12s %10s %8s\n", "work", "events us", "host us", "runner us", "excess us", "ratio");
-  for (std::size_t bytes : sizes) {
-    const std::string label = "copy " + std::to_string(bytes) + " B";
-    timing_block(parent, label.c_str(), stream, start, end, own_flush, flush_bytes, reps, [&](bool in_runner) {
-      if (in_runner) return parent.ring(kCall, bytes);
-      return cudaMemcpyAsync(own + bytes, own, bytes, cudaMemcpyDeviceToDevice, stream) == cudaSuccess;
-    });
+  for (const Work& w : works(sizes)) {
+    timing_block(parent, w.label.c_str(), stream, start, end, own_flush, flush_bytes, reps, w.run);
   }
-  if (candidate) {
-    char message[512] = {};
-    Forward forward = load_forward(candidate, message, sizeof message);
-    if (forward) {
-      timing_block(parent, "vector_add candidate", stream, start, end, own_flush, flush_bytes, reps, [&](bool in_runner) {
-        if (in_runner) return parent.ring(kCandidate, 0) && sh->candidate_rc == 0;
-        return call_vadd(forward, own, stream) == 0;
-      });
-    }
-  }
-
   std::printf("the engine's clock by call length (apart: host clock less the IDLE median, taken after all calls or "
               "beside each; in the child: events):\n");
   std::printf("%-22s %11s %13s %8s %13s %8s %10s %10s\n", "work", "events us", "apart us", "ratio", "beside us",
               "ratio", "idle after", "idle beside");
-  for (std::size_t bytes : {std::size_t{1} << 20, std::size_t{16} << 20, std::size_t{64} << 20, std::size_t{256} << 20}) {
-    const std::string label = "copy " + std::to_string(bytes) + " B";
-    engine_clock(parent, label.c_str(), stream, start, end, own_flush, flush_bytes, reps, [&](bool in_runner) {
-      if (in_runner) return parent.ring(kCall, bytes);
-      return cudaMemcpyAsync(own + bytes, own, bytes, cudaMemcpyDeviceToDevice, stream) == cudaSuccess;
-    });
-  }
-  if (candidate) {
-    char message[512] = {};
-    if (Forward forward = load_forward(candidate, message, sizeof message)) {
-      engine_clock(parent, "vector_add candidate", stream, start, end, own_flush, flush_bytes, reps, [&](bool in_runner) {
-        if (in_runner) return parent.ring(kCandidate, 0) && sh->candidate_rc == 0;
-        return call_vadd(forward, own, stream) == 0;
-      });
-    }
+  for (const Work& w : works({std::size_t{1} << 20, std::size_t{16} << 20, std::size_t{64} << 20, std::size_t{256} << 20})) {
+    engine_clock(parent, w.label.c_str(), stream, start, end, own_flush, flush_bytes, reps, w.run);
   }
 
   // A runner that resets its device: the parent's context and arena must be untouched.
