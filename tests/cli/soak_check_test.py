@@ -2,7 +2,8 @@
 """scripts/soak.py's checks on records written over two calls: an engine error ("could_not_evaluate")
 that the resumed call evaluated again is kept in the file but no longer the job's record, while one
 never evaluated again still fails the soak. On synthetic records, then on the H200 soak shipped in
-docs/runs/2026-12-03-apart-soak (906 records at 5f63207 with 2 engine errors, resumed at 1393742).
+docs/runs/2026-12-03-apart-soak (906 records at 5f63207 with 2 engine errors, resumed at 1393742) and
+the soak of 1,000 at one commit in docs/runs/2026-12-03-one-commit-soak (73989f2, over two calls).
 
     tests/cli/soak_check_test.py
 """
@@ -59,6 +60,18 @@ def main():
                         f"errors, {len(summary['engine_errors_evaluated_again'])} evaluated again (expected 1002, 1000, 0, 2)")
     if failures:
         problems.append(f"shipped soak: {failures[:3]}")
+
+    # The soak of 1,000 at one commit (73989f2, two calls): every line a record, each at that commit.
+    run = os.path.join(ROOT, "docs", "runs", "2026-12-03-one-commit-soak", "soak-73989f2")
+    records = [json.loads(line) for line in gzip.open(os.path.join(run, "results.jsonl.gz"), "rt") if line.strip()]
+    summary, failures = soak.check(jobs, records, 0.25)
+    commits = {r.get("commit") for r in records}
+    faulty_ok = sum(n.get("OK", 0) for kind, n in summary["statuses_by_kind"].items() if kind != "honest")
+    if (len(records), summary["records"], summary["engine_errors"], faulty_ok) != (1000, 1000, 0, 0) or failures:
+        problems.append(f"one-commit soak: {len(records)} lines, {summary['records']} records, {summary['engine_errors']} "
+                        f"engine errors, {faulty_ok} faulty OK (expected 1000, 1000, 0, 0): {failures[:3]}")
+    if commits != {"73989f2a4a56"} or summary["statuses_by_kind"].get("honest") != {"OK": 900}:
+        problems.append(f"one-commit soak: commits {commits}, honest {summary['statuses_by_kind'].get('honest')}")
     for p in problems:
         print("FAIL:", p)
     print("soak checks:", "ok" if not problems else f"{len(problems)} problems")
