@@ -8,6 +8,7 @@
 
 #include "eval/runner_ahead.hpp"
 #include "eval/torch_tensors.hpp"
+#include "sandbox/confinement.hpp"
 
 namespace py = pybind11;
 
@@ -148,9 +149,11 @@ KernelbenchRunnerStart start_kernelbench_runner(const ChildSetup& s, const Runne
   ForkedRunner forked = take_runner_ahead(RunnerKind::KERNELBENCH);
   sandbox::SharedPages pages = std::move(forked.pages);
   const pid_t pid = forked.pid;
-  // On the CPU the call's tensors follow the header, in the same memory file.
+  // On the CPU the call's tensors follow the header, in the same memory file, which is sized here
+  // past the file-size limit the child confines itself with (a call's tensors often pass 64 MB).
   if (!s.cuda) {
-    if (auto grown = pages.grow(runner::kDataOffset + options.tensor_bytes); !grown) {
+    const std::size_t n_bytes = runner::kDataOffset + options.tensor_bytes;
+    if (auto grown = sandbox::with_file_size_limit_lifted(n_bytes, [&] { return pages.grow(n_bytes); }); !grown) {
       throw TaskError{"cannot start the candidate's process: " + grown.error().message};
     }
   }

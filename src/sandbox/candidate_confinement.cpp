@@ -7,6 +7,9 @@ namespace kernelrl::sandbox {
 
 nlohmann::json confine_candidate_process() {
   nlohmann::json isolation;
+  auto limited = limit_file_size(true);
+  isolation["file_size_limit"] = static_cast<bool>(limited);
+  if (!limited) isolation["file_size_limit_error"] = limited.error().message;
   auto confined = confine_writes(candidate_writable_roots());
   isolation["write_confinement"] = static_cast<bool>(confined);
   if (!confined) isolation["write_confinement_error"] = confined.error().message;

@@ -1,10 +1,11 @@
 #include "sandbox/child_process.hpp"
 
+#include "sandbox/confinement.hpp"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/prctl.h>
@@ -22,8 +23,6 @@ namespace kernelrl::sandbox {
 namespace {
 
 using clock_type = std::chrono::steady_clock;
-
-constexpr rlim_t kMaxChildFileBytes = 64ull << 20;
 
 // Children killed after they reported, not yet reaped (the worker is single-threaded).
 std::vector<pid_t> g_unreaped;
@@ -139,10 +138,10 @@ ChildHandle spawn_child(const std::function<void(int report_fd, int request_fd)>
     ::close(request[1]);
     ::setpgid(0, 0);
     if (::chdir(scratch_dir.c_str()) != 0) _exit(125);
-    // No file the child writes, its log included, may grow past kMaxChildFileBytes: a candidate
-    // printing in a loop is killed (SIGXFSZ) instead of filling the disk.
-    rlimit fsize{kMaxChildFileBytes, kMaxChildFileBytes};
-    ::setrlimit(RLIMIT_FSIZE, &fsize);
+    // No file the child writes, its log included, may grow past kMaxFileBytes; the hard limit
+    // follows when it confines itself to run candidate code, or a candidate's process does
+    // (confine_candidate_process): until then it may size a memory file past it.
+    (void)limit_file_size(false);
     int log = ::open(child.log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (log >= 0) {
       ::dup2(log, STDOUT_FILENO);

@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
@@ -115,6 +116,29 @@ common::Expected<std::uint64_t> limit_address_space_growth(std::uint64_t headroo
   rlimit r{limit, limit};
   if (::setrlimit(RLIMIT_AS, &r) != 0) return errno_error("setrlimit(RLIMIT_AS)");
   return limit;
+}
+
+common::Fallible limit_file_size(bool for_good) {
+  rlimit r{};
+  if (::getrlimit(RLIMIT_FSIZE, &r) != 0) return errno_error("getrlimit(RLIMIT_FSIZE)");
+  r.rlim_cur = std::min<rlim_t>(r.rlim_cur, kMaxFileBytes);
+  if (for_good) r.rlim_max = r.rlim_cur;
+  if (::setrlimit(RLIMIT_FSIZE, &r) != 0) return errno_error("setrlimit(RLIMIT_FSIZE)");
+  return common::Ok{};
+}
+
+common::Fallible with_file_size_limit_lifted(std::uint64_t n_bytes, const std::function<common::Fallible()>& size_file) {
+  rlimit r{};
+  if (::getrlimit(RLIMIT_FSIZE, &r) != 0) return errno_error("getrlimit(RLIMIT_FSIZE)");
+  if (r.rlim_max != RLIM_INFINITY && r.rlim_max < n_bytes) {
+    return common::make_error("a memory file of " + std::to_string(n_bytes) + " bytes is past this process's file-size limit (" +
+                              std::to_string(r.rlim_max) + " bytes, RLIMIT_FSIZE)");
+  }
+  rlimit lifted{r.rlim_max, r.rlim_max};
+  if (::setrlimit(RLIMIT_FSIZE, &lifted) != 0) return errno_error("setrlimit(RLIMIT_FSIZE)");
+  common::Fallible sized = size_file();
+  ::setrlimit(RLIMIT_FSIZE, &r);
+  return sized;
 }
 
 std::vector<std::string> candidate_writable_roots() {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -36,5 +37,20 @@ std::vector<std::string> candidate_writable_roots();
 // Caps the address space (RLIMIT_AS) at its current size plus `headroom_bytes`; returns the limit.
 // Allocations past it fail (malloc returns NULL, operator new throws) instead of exhausting memory.
 common::Expected<std::uint64_t> limit_address_space_growth(std::uint64_t headroom_bytes);
+
+// No file an evaluating child or a candidate's process writes, its log included, may grow past this
+// (RLIMIT_FSIZE): a candidate printing in a loop is killed (SIGXFSZ) instead of filling the disk.
+inline constexpr std::uint64_t kMaxFileBytes = 64ull << 20;
+
+// Sets RLIMIT_FSIZE to kMaxFileBytes. `for_good` sets the hard limit too, as a process about to run
+// candidate code must (sandbox/candidate_confinement.hpp); without it only the soft limit, which the
+// process may still lift for a file of its own making (with_file_size_limit_lifted).
+common::Fallible limit_file_size(bool for_good);
+
+// Runs `size_file` with the soft file-size limit raised to the hard one, then puts it back: for an
+// evaluating child that sizes the memory file it shares with a candidate's process (a CPU call's
+// tensors often pass 64 MB) before it runs or confines anything. Fails without running it when
+// the hard limit is below `n_bytes` (the process would be killed by SIGXFSZ).
+common::Fallible with_file_size_limit_lifted(std::uint64_t n_bytes, const std::function<common::Fallible()>& size_file);
 
 }  // namespace kernelrl::sandbox

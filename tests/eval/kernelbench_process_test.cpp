@@ -31,8 +31,15 @@ class KernelbenchProcessTest : public ::testing::Test {
     std::filesystem::remove_all(testing::test_cache_dir());
   }
 
+  static EvalJob job(const std::filesystem::path& task, const std::filesystem::path& candidate) {
+    EvalJob j;
+    j.task = task;
+    j.candidate = candidate;
+    return j;
+  }
+
   static EvalResult evaluate(const std::string& task, const std::filesystem::path& candidate) {
-    auto r = engine_->evaluate({source_path(task), candidate, std::nullopt, std::nullopt});
+    auto r = engine_->evaluate(job(source_path(task), candidate));
     EXPECT_TRUE(r) << candidate << ": " << r.error().message;
     return r ? *r : EvalResult{};
   }
@@ -158,6 +165,24 @@ TEST_F(KernelbenchProcessTest, ANonContiguousOutputIsAccepted) {
   EvalResult r = evaluate(small_task_, transposed);
   EXPECT_EQ(r.status, common::Status::OK) << r.error.message;
   EXPECT_TRUE(ran_apart(r));
+}
+
+// A call whose tensors pass the child's 64 MB file-size limit (two 32 MB inputs and a 32 MB output:
+// a memory file of ~190 MB shared with the runner) is evaluated, not refused: the child sizes that
+// file before it confines itself (sandbox::with_file_size_limit_lifted). It was REJECTED for writing
+// "more than 64 MB" before (examples/vector_add on the CPU, twenty-second session).
+TEST_F(KernelbenchProcessTest, ACallsTensorsPastTheFileSizeLimitAreEvaluated) {
+  const auto task = write("vector_add_32mb_task.py",
+                          "import torch\nimport torch.nn as nn\n\n"
+                          "class Model(nn.Module):\n    def forward(self, A, B):\n        return A + B\n\n"
+                          "def get_inputs():\n    return [torch.randn(2048, 4096), torch.randn(2048, 4096)]\n\n"
+                          "def get_init_inputs():\n    return []\n");
+  auto r = engine_->evaluate(job(task, source_path("examples/vector_add/kernelbench_cpu.py")));
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->status, common::Status::OK) << r->error.message;
+  EXPECT_TRUE(ran_apart(*r));
+  EXPECT_TRUE(r->isolation.value("file_size_limit", false)) << r->isolation.dump();
+  EXPECT_TRUE(r->isolation["candidate_process"].value("file_size_limit", false)) << r->isolation.dump();
 }
 
 }  // namespace
