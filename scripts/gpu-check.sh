@@ -258,7 +258,8 @@ elif [ "$mode" = soak ]; then
   $python scripts/soak.py --kernelrl "$bin" --device cuda --n "${SOAK_N:-1000}" --out "$out/soak" --time-limit-s "$soak_s" \
     $([ -n "${SOAK_RESUME:-}" ] && echo --resume) $([ -n "${SOAK_ARGS:-}" ] && echo -- $SOAK_ARGS) >"$logs/soak.log" 2>&1
   rc=$?
-  note "soak: $([ $rc -eq 0 ] && echo "every check passed" || echo "rc $rc ($([ $rc -eq 1 ] && echo a check failed || echo the batch wrote no records))"), $($python -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["records"], "records of", d["jobs"], "jobs (", d.get("records_before_this_call", 0), "from an earlier call ) in", d["wall_s"], "s;", d["evaluations_per_min"], "/min; engine errors", d["engine_errors"], "; by kind", json.dumps(d["statuses_by_kind"]), "; GPU MiB before/after", d.get("gpu_memory_mib_before_after"), "; processes left", len(d["processes_left"]), "; failures", d["failures"][:5])' "$out/soak/summary.json" 2>&1)"
+  case $rc in 0) said="every check passed" ;; 1) said="rc 1 (a check failed)" ;; 2) said="rc 2 (the batch wrote no records)" ;; *) said="rc $rc" ;; esac
+  note "soak: $said, $($python -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["records"], "records of", d["jobs"], "jobs (", d.get("records_before_this_call", 0), "from an earlier call ) in", d["wall_s"], "s;", d["evaluations_per_min"], "/min; engine errors", d["engine_errors"], "; by kind", json.dumps(d["statuses_by_kind"]), "; GPU MiB before/after", d.get("gpu_memory_mib_before_after"), "; processes left", len(d["processes_left"]), "; failures", d["failures"][:5])' "$out/soak/summary.json" 2>&1)"
 elif [ "$mode" = confine ]; then
   # The compile read confinement's tests on this machine's toolchain (gcc at /opt/gcc, pip torch with
   # CUDA): a `.incbin`/`.include` of a host file spelt past the static scan must fail to build, the

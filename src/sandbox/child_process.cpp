@@ -1,7 +1,5 @@
 #include "sandbox/child_process.hpp"
 
-#include "sandbox/confinement.hpp"
-
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -17,6 +15,8 @@
 #include <sstream>
 #include <thread>
 #include <vector>
+
+#include "sandbox/confinement.hpp"
 
 namespace kernelrl::sandbox {
 

@@ -32,10 +32,7 @@ class KernelbenchProcessTest : public ::testing::Test {
   }
 
   static EvalJob job(const std::filesystem::path& task, const std::filesystem::path& candidate) {
-    EvalJob j;
-    j.task = task;
-    j.candidate = candidate;
-    return j;
+    return EvalJob{task, candidate, std::nullopt, std::nullopt, std::nullopt, std::nullopt};
   }
 
   static EvalResult evaluate(const std::string& task, const std::filesystem::path& candidate) {
