@@ -11,6 +11,8 @@
 #   scripts/gpu-check.sh final      the check of a commit to submit: build; GPU tests but the kernelbench
 #                                   corpus (GPU_TESTS_EXCLUDE; FINAL_TESTS=0: none); every example with
 #                                   --check-expect; the starter tasks' native fixtures (eager times of the tasks)
+#   scripts/gpu-check.sh smoke      only the engine's build; each native example apart and in the child,
+#                                   and the GPU corpus entries of the isolation design (one line each)
 #   scripts/gpu-check.sh tests      only `final`'s build and GPU tests (the kernelbench corpus left out):
 #                                   ~350 s on a fresh machine, for a call that must leave room for another
 #   KB_PROBE=N (any mode, last)     the kernelbench example N times in the child and N times apart
@@ -89,7 +91,7 @@ case "$mode" in
   final | tests) targets="$engine_targets $([ "${FINAL_TESTS:-1}" = 0 ] || echo $gpu_test_targets)" ;;
   split) targets=kernelrl_process_split_bench ;;
   process) targets="$engine_targets eval_engine_gpu_test" ;;
-  confine | kb | service | soak | gpus) targets=$engine_targets ;;
+  confine | kb | service | soak | gpus | smoke) targets=$engine_targets ;;
   *) targets="$engine_targets kernelrl_bench eval_device_screen_gpu_test" ;;  # batch, bench, fidelity
 esac
 [ -n "${WITH_GPU_TESTS:-}" ] && [ "$mode" = batch ] && targets=
@@ -242,6 +244,38 @@ elif [ "$mode" = kb ]; then
   timeout "${EXAMPLES_S:-600}" $bin eval --batch examples/manifest.json --out "$out/examples.jsonl" >"$logs/examples.log" 2>&1
   note "examples (all entries): rc $? (124: stopped after EXAMPLES_S)"; tail -12 "$logs/examples.log" | tee -a "$summary"
   note "left over: processes '$(pgrep -af 'kernelrl' | grep -v pgrep | tr '\n' ';')', GPU memory used $(nvidia-smi --query-gpu=memory.used --format=csv,noheader)"
+elif [ "$mode" = smoke ]; then
+  # The engine alone (no test binaries): each native example apart (the default) and in the child,
+  # then the corpus entries of the isolation design's GPU classes; one line each.
+  smoke_line() {  # FILE LABEL: status, runtime, reference, speedup, idle calls, the runner's layers
+    $python - "$1" "$2" <<'PY' | tee -a "$summary"
+import json, sys
+text = open(sys.argv[1]).read()
+try:
+    r = json.loads(text[text.index("{"):])
+except Exception as e:
+    print(f"{sys.argv[2]}: no record ({e}): {text[-300:]!r}"); sys.exit()
+iso = r.get("isolation", {}); cp = iso.get("candidate_process", {})
+layers = {k: cp.get(k) for k in ("file_confinement", "syscall_filter", "capabilities_dropped", "launch_audit",
+                                 "launch_audit_error", "threads_between_calls", "outside_calls")}
+print(f"{sys.argv[2]}: {r.get('status')} runtime {r.get('runtime_us', 0):.1f} us ref {r.get('ref_runtime_us', 0):.1f} us "
+      f"speedup {r.get('speedup', 0):.3f} idle {iso.get('timed_apart', {}).get('idle_call_us')} "
+      f"{r.get('error', {}).get('message', '')[:300]} {json.dumps(layers)}")
+PY
+  }
+  for ex in vector_add softmax linear_relu; do
+    for where in apart child; do
+      timeout 120 $bin eval --task examples/$ex/task.py --candidate examples/$ex/native.cu \
+        $([ $where = child ] && echo --native-in-child) --json >"$logs/smoke-$ex-$where.json" 2>>"$logs/smoke.log"
+      smoke_line "$logs/smoke-$ex-$where.json" "$ex native $where"
+    done
+  done
+  for c in graph_on_a_private_stream computes_on_a_side_stream creates_a_file_by_raw_syscall; do
+    timeout 120 $bin eval --task tests/ladder/task_softmax.py --candidate tests/adversarial/native/$c.cu \
+      $([ $c = creates_a_file_by_raw_syscall ] && echo --allow-system-calls) --json >"$logs/smoke-$c.json" 2>>"$logs/smoke.log"
+    smoke_line "$logs/smoke-$c.json" "$c"
+  done
+  note "planted file: $(ls /dev/shm/kernelrl-planted-* 2>/dev/null || echo none)"
 elif [ "$mode" = tests ]; then
   GPU_TESTS_EXCLUDE="${GPU_TESTS_EXCLUDE:-KernelbenchCorpus|KernelbenchCandidateProcess}" gpu_tests
 elif [ "$mode" = soak ]; then

@@ -9,6 +9,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .gpu-deps/include .gpu-deps/lib
 cp /usr/include/xxhash.h /usr/include/pcre2.h .gpu-deps/include/
+# OpenSSL's headers (the report channel's HMAC, src/common/report_mac.hpp): the library is there.
+rm -rf .gpu-deps/include/openssl && cp -r /usr/include/openssl .gpu-deps/include/
+cp /usr/include/x86_64-linux-gnu/openssl/* .gpu-deps/include/openssl/  # opensslconf.h, configuration.h
 cp -L /usr/lib/x86_64-linux-gnu/libpcre2-8.so.0 .gpu-deps/lib/
 cp -L /usr/share/javascript/chart.js/chart.min.js .gpu-deps/  # `kernelrl report --html` there (--chart-js)
 c=$(git rev-parse --short=12 HEAD)
@@ -16,11 +19,10 @@ c=$(git rev-parse --short=12 HEAD)
 echo "$c" > .gpu-deps/commit
 if [[ " $* " == *" --service "* ]]; then
   inc=.gpu-deps/include
-  rm -rf "$inc/hiredis" "$inc/openssl" "$inc/brotli" .gpu-deps/svc-lib .gpu-deps/redis-lib .gpu-deps/bin
+  rm -rf "$inc/hiredis" "$inc/brotli" .gpu-deps/svc-lib .gpu-deps/redis-lib .gpu-deps/bin
   mkdir -p .gpu-deps/svc-lib .gpu-deps/redis-lib .gpu-deps/bin
   cp /usr/include/httplib.h /usr/include/zlib.h /usr/include/zconf.h "$inc/"
-  cp -r /usr/include/hiredis /usr/include/openssl /usr/include/brotli "$inc/"
-  cp /usr/include/x86_64-linux-gnu/openssl/* "$inc/openssl/"  # opensslconf.h, configuration.h
+  cp -r /usr/include/hiredis /usr/include/brotli "$inc/"
   cp -L /usr/lib/x86_64-linux-gnu/libcpp-httplib.so.0.11 /usr/lib/x86_64-linux-gnu/libhiredis.so.0.14 .gpu-deps/lib/
   for l in libbrotlidec.so.1 libbrotlienc.so.1 libbrotlicommon.so.1; do cp -L "/usr/lib/x86_64-linux-gnu/$l" .gpu-deps/svc-lib/; done
   # redis-server is Debian's redis-check-rdb binary called by that name; its libraries beyond glibc

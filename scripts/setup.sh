@@ -26,7 +26,7 @@ done
 packages=(build-essential cmake ninja-build git python3 python3-dev python3-setuptools python3-torch pybind11-dev
           nlohmann-json3-dev libcli11-dev libxxhash-dev libgtest-dev libgmock-dev libcpp-httplib-dev pkg-config
           libjs-chart.js libtorch-dev libpcre2-dev libopenblas0-openmp redis-server libhiredis-dev python3-yaml
-          libgloo-dev)
+          libgloo-dev libssl-dev)
 
 missing=()
 for p in "${packages[@]}"; do

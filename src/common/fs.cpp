@@ -1,5 +1,7 @@
 #include "common/fs.hpp"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -92,6 +94,68 @@ int remove_entry(const char* path, const struct stat*, int, struct FTW*) {
 }
 
 }  // namespace
+
+namespace {
+
+// Copies the regular file `from` to `to` (created with `mode`), by read and write.
+Fallible copy_file_bytes(const std::string& from, const std::string& to, mode_t mode) {
+  const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) return make_error(from + ": cannot open: " + std::strerror(errno));
+  const int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode & 0777);
+  if (out < 0) {
+    const int e = errno;
+    ::close(in);
+    return make_error(to + ": cannot create: " + std::strerror(e));
+  }
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(in, buffer, sizeof buffer);
+    if (n == 0) break;
+    if (n < 0 && errno == EINTR) continue;
+    ssize_t written = n < 0 ? -1 : 0;
+    while (written >= 0 && written < n) {
+      const ssize_t w = ::write(out, buffer + written, static_cast<std::size_t>(n - written));
+      written = w < 0 ? (errno == EINTR ? written : -1) : written + w;
+    }
+    if (written < 0) {
+      const int e = errno;
+      ::close(in);
+      ::close(out);
+      return make_error((n < 0 ? from : to) + ": cannot copy: " + std::strerror(e));
+    }
+  }
+  ::close(in);
+  if (::close(out) != 0) return make_error(to + ": cannot copy: " + std::strerror(errno));
+  return Ok{};
+}
+
+}  // namespace
+
+Fallible link_or_copy_tree(const std::filesystem::path& from, const std::filesystem::path& to) {
+  struct stat st {};
+  if (::lstat(from.c_str(), &st) != 0) return make_error(from.string() + ": " + std::strerror(errno));
+  if (S_ISLNK(st.st_mode)) return make_error(from.string() + ": a symbolic link (not followed)");
+  if (S_ISREG(st.st_mode)) {
+    if (::link(from.c_str(), to.c_str()) == 0) return Ok{};
+    if (errno != EXDEV && errno != EPERM && errno != EMLINK) {
+      return make_error(to.string() + ": cannot link " + from.string() + ": " + std::strerror(errno));
+    }
+    return copy_file_bytes(from.string(), to.string(), st.st_mode);
+  }
+  if (!S_ISDIR(st.st_mode)) return make_error(from.string() + ": neither a file nor a folder");
+  if (::mkdir(to.c_str(), 0700) != 0) return make_error(to.string() + ": cannot create: " + std::strerror(errno));
+  DIR* dir = ::opendir(from.c_str());
+  if (!dir) return make_error(from.string() + ": cannot list: " + std::strerror(errno));
+  Fallible result = Ok{};
+  while (const dirent* e = ::readdir(dir)) {
+    const std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    result = link_or_copy_tree(from / name, to / name);
+    if (!result) break;
+  }
+  ::closedir(dir);
+  return result;
+}
 
 Expected<std::uint64_t> remove_tree(const std::filesystem::path& path) {
   struct stat st {};

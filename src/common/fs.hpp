@@ -24,6 +24,11 @@ Expected<std::filesystem::path> make_temp_dir(const std::filesystem::path& paren
 // The per-user cache root: $KERNELRL_CACHE_DIR, else $XDG_CACHE_HOME/kernelrl, else ~/.cache/kernelrl.
 std::filesystem::path cache_root();
 
+// Makes `to` hold what `from` holds (a file, or a folder and everything under it): each file
+// hard-linked where both are on one file system, copied otherwise. `to` must not exist. Symbolic
+// links are not followed (an Error names the first one). Errors name the path at fault.
+Fallible link_or_copy_tree(const std::filesystem::path& from, const std::filesystem::path& to);
+
 // Removes `path` and everything under it (symbolic links are removed, never followed); a missing
 // path is fine. Returns the number of entries removed, or an Error naming the first entry that
 // could not be removed. Use this, not std::filesystem::remove_all: the pip builds of libtorch.so

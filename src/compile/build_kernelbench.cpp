@@ -25,6 +25,7 @@
 #include "compile/import_check.hpp"
 #include "compile/system_call_check.hpp"
 #include "kernelrl/build_config.hpp"
+#include "sandbox/confinement.hpp"
 
 namespace kernelrl::compile::detail {
 
@@ -180,12 +181,15 @@ CompileResult build_kernelbench(const BuildRequest& req) {
                                "MAX_JOBS=4", "PYTHONDONTWRITEBYTECODE=1", "TMPDIR=" + scratch.string(),
                                "NVCC_APPEND_FLAGS=" + nvcc_append};
   // The module's code runs here (load_inline must start compilers, so no process filter): writes
-  // only to its entry and /dev, no network; reads only the toolchain, the interpreter's paths (torch)
-  // and its entry, so a compiler it starts cannot include a host file either (tools/confine).
-  std::vector<std::string> writable{req.entry.string(), "/dev"};
+  // only to its entry, CUDA's JIT cache (~/.nv) and single device files (/dev/null, the GPU's), never
+  // to /dev as a folder or /dev/shm, which other processes share; no network; reads only the
+  // toolchain, the interpreter's paths (torch) and its entry, so a compiler it starts cannot include
+  // a host file either (tools/confine).
+  std::vector<std::string> writable{req.entry.string()};
   if (const char* home = std::getenv("HOME")) {
     if (fs::is_directory(std::string(home) + "/.nv", ec)) writable.push_back(std::string(home) + "/.nv");
   }
+  for (const auto& device : sandbox::device_files_for_candidates(true).writable) writable.push_back(device);
   const std::vector<std::string> argv = confined(tc, req.options, true, writable, {tc.python, "-c", kPrebuildScript, src.string()});
   common::RunLimits limits;
   limits.wall_time = req.options.time_limit;

@@ -292,6 +292,20 @@ std::optional<PythonRuleBreak> find_system_access(std::string_view code) {
   return std::nullopt;
 }
 
+// Code (outside strings and comments) that is not ASCII. Python reads identifiers in their NFKC
+// form, so a fullwidth `ｏｓ` is the module `os` to the interpreter and to no scan that compares
+// ASCII names; no honest kernel needs such a name.
+std::optional<PythonRuleBreak> find_non_ascii_code(std::string_view code) {
+  for (std::size_t i = 0; i < code.size(); ++i) {
+    if (static_cast<unsigned char>(code[i]) >= 0x80) {
+      return PythonRuleBreak{line_of(code, i),
+                             "characters outside ASCII in the code (outside strings and comments): Python reads names "
+                             "in their NFKC form (a fullwidth `ｏｓ` is `os`); write names in ASCII"};
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string blank_python_literals(std::string_view s) {
@@ -329,6 +343,7 @@ std::string blank_python_literals(std::string_view s) {
 std::optional<PythonRuleBreak> kernelbench_rule_break(std::string_view source, bool system_access,
                                                       common::RuleSet rules) {
   const std::string code = blank_python_literals(source);
+  if (auto b = find_non_ascii_code(code)) return b;
   if (auto b = find_try(code)) return b;
   if (auto b = find_inherited_reference(code)) return b;
   if (auto b = find_reference_use(code)) return b;

@@ -24,7 +24,8 @@ inline const std::vector<std::string> kSystemReadRoots = {"/usr", "/lib", "/lib3
 inline const std::vector<std::string> kSystemReadFiles = {
     "/etc/ld.so.cache", "/etc/ld.so.preload", "/etc/localtime", "/etc/locale.alias", "/etc/nsswitch.conf",
     "/dev/null",        "/dev/zero",          "/dev/urandom",   "/dev/random",
-    "/proc/sys/vm/overcommit_memory", "/proc/filesystems", "/proc/cpuinfo", "/proc/meminfo", "/proc/stat",
+    "/proc/sys/vm/overcommit_memory", "/proc/sys/vm/mmap_min_addr", "/proc/devices", "/proc/filesystems",
+    "/proc/cpuinfo", "/proc/meminfo", "/proc/stat",
     "/proc/loadavg",    "/proc/driver/nvidia", "/sys/devices", "/sys/bus/pci"};
 
 // What read_roots computes the list from.

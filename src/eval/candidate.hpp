@@ -43,20 +43,25 @@ class Candidate {
   virtual CallOutcome call(CallArgs& args, void* stream) = 0;
   // True when outputs are preallocated by the evaluator (native, host).
   virtual bool uses_preallocated_outputs() const = 0;
-  // A candidate in a process of its own (eval/host_runner.hpp) sees a call's tensors in pages it
+  // A candidate in a process of its own (eval/runner_candidate.hpp) sees a call's tensors in pages it
   // shares with the evaluator: stage() puts the inputs and the (poisoned) outputs there before
   // every call, outside any timed region, replacing the tensors in `args` by ones over those
   // pages; collect() brings back, before the call is judged, what the call changed that `args`
   // does not show (the params). An Error when that cannot be done. In process: nothing to do.
   virtual common::Fallible stage(CallArgs&) { return common::Ok{}; }
   virtual common::Fallible collect(CallArgs&) { return common::Ok{}; }
-  // The last step before a timed call, after the timer's own cache flush (a candidate in a process
-  // of its own evicts its caches there, and a GPU one moves the GPU to its context).
+  // The last step before a timed call's clock starts, after the timer's own cache flush (a
+  // candidate in a process of its own: the count of its process's CPU time between requests is
+  // brought up to date here, outside the clock).
   virtual common::Fallible arm() { return common::Ok{}; }
-  // True when the candidate's GPU work runs in a CUDA context other than the evaluator's: events of
-  // the evaluator's context around it would time the GPU's switch between contexts, so its calls
-  // are timed on the host clock, less what that clock costs around a call that runs nothing:
-  // idle_call(), armed and timed like a call (eval/child_timing.cpp).
+  // True when the candidate runs in a process of its own (eval/runner_candidate.hpp): its calls
+  // are requests to that process, timed on this process's clock less what the clock costs around a
+  // call that runs no candidate code (idle_call(), armed and timed like a call), measured before
+  // the candidate was loaded (eval/child_calibration.cpp).
+  virtual bool in_another_process() const { return false; }
+  // True when its GPU work runs in a CUDA context other than the evaluator's: events of the
+  // evaluator's context around it would time the GPU's switch between contexts, so its calls are
+  // timed on the host clock (eval/timing.hpp).
   virtual bool in_another_cuda_context() const { return false; }
   virtual common::Fallible idle_call() { return common::Ok{}; }
   // Why the candidate broke a rule of the evaluation outside its calls (a thread of its own still

@@ -21,6 +21,7 @@
 #include "eval/op_audit.hpp"
 #include "eval/protocol.hpp"
 #include "eval/result.hpp"
+#include "eval/runner_candidate.hpp"
 #include "eval/tamper_guard.hpp"
 #include "eval/time_limits.hpp"
 #include "task/task.hpp"
@@ -104,10 +105,14 @@ struct ChildSetup {
   pybind11::object empty_like(const task::TensorSpec& spec) const;
 };
 
-// The candidate as the load phase left it, with what watches it (kernelbench): the tamper guard
-// over the interpreter it shares with the reference, and the PyTorch operator audit.
+// The candidate as the load phase left it, with what watches it: its process before the load
+// (`runner`, which becomes `candidate`), the clock's cost around one of its calls, and for
+// kernelbench the tamper guard over this interpreter (a check that nothing of the candidate's came
+// in) and, in the in-child baseline, the PyTorch operator audit.
 struct LoadedCandidate {
   std::unique_ptr<Candidate> candidate;
+  std::unique_ptr<RunnerCandidate> runner;  // set in the calibration phase, moved into `candidate` by the load
+  double idle_call_ms = 0;                  // subtracted from each timed call of a candidate in a process of its own
   std::optional<TamperGuard> guard;
   std::unique_ptr<OpAudit> op_audit;
 };

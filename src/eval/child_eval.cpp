@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "common/line_io.hpp"
+#include "common/report_mac.hpp"
 #include "eval/child_phases.hpp"
 #if KERNELRL_EVAL_CUDA_KERNELS
 #include "eval/device_check_kernels.hpp"
@@ -29,7 +30,8 @@ namespace {
 // runs; the worker takes the first such line only (sandbox::watch_child).
 class Reporter {
  public:
-  Reporter(int report_fd, int request_fd) : report_fd_(report_fd), request_fd_(request_fd) {}
+  Reporter(int report_fd, int request_fd, std::string key = {})
+      : report_fd_(report_fd), request_fd_(request_fd), key_(std::move(key)) {}
   void phase(Phase phase, const std::map<std::string, double>& limits_s = {}) {
     nlohmann::json line = {{"phase", phase_name(phase)}};
     if (!limits_s.empty()) line["limits_s"] = limits_s;
@@ -40,9 +42,12 @@ class Reporter {
 
  private:
   void write_line(const nlohmann::json& j) {
-    common::write_all(report_fd_, j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    const std::string raw = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    common::write_all(report_fd_, (key_.empty() ? raw : common::signed_line(key_, n_lines_++, raw)) + "\n");
   }
   int report_fd_, request_fd_;
+  std::string key_;            // the worker's key for this evaluation (common/report_mac.hpp)
+  std::uint64_t n_lines_ = 0;  // lines written, numbered in their MACs
 };
 
 ChildRecord task_error(std::string message) {
@@ -85,12 +90,15 @@ EvalResult observed_result(const ChildRequest& req, Observations obs) {
 // `timings` when timing finished.
 std::optional<Verdict> run_phases(const ChildSetup& s, Reporter& rep, Observations& obs, bool& candidate_code_ran,
                                   std::optional<Timings>& timings) {
-  rep.phase(Phase::LOAD, scaled_phase_limits_s(s.req.options, s.work));
-  auto t_load = child_clock::now();
+  rep.phase(Phase::CALIBRATION, scaled_phase_limits_s(s.req.options, s.work));
   obs.isolation["file_size_limit_bytes"] = 64ll << 20;
   auto prepared = prepare_load(s, obs);
   if (auto* verdict = std::get_if<Verdict>(&prepared)) return *verdict;
   LoadedCandidate& loaded = std::get<LoadedCandidate>(prepared);
+  calibrate(s, loaded, obs);
+
+  rep.phase(Phase::LOAD);
+  auto t_load = child_clock::now();
   candidate_code_ran = true;
   auto not_loaded = load_candidate(s, loaded, obs);
   obs.phases_ms["load"] = ms_since(t_load);
@@ -165,7 +173,7 @@ EvalResult evaluate(const ChildSetup& s, Reporter& rep, Observations obs) {
 
 void run_child(const task::TaskModule* task, const ChildRequest& req, int report_fd, int request_fd,
                const ChildStart& start) {
-  Reporter rep(report_fd, request_fd);
+  Reporter rep(report_fd, request_fd, start.report_key);
   try {
     py::module_ torch = py::module_::import("torch");
     if (req.op == ChildOp::DEVICE_INFO) {
@@ -232,13 +240,13 @@ void prepare_device(const std::string& device) {
 void run_child_loading_task(const std::string& task_path, const ChildRequest& request, int report_fd,
                             int request_fd, ChildStart start) {
   if (request.op == ChildOp::DEVICE_INFO) {
-    run_child(nullptr, request, report_fd, request_fd);
+    run_child(nullptr, request, report_fd, request_fd, start);
     return;
   }
   const auto t0 = child_clock::now();
   auto task = task::load_task(task_path);
   if (!task) {
-    Reporter(report_fd, -1).final(task_error(task.error().message));
+    Reporter(report_fd, -1, start.report_key).final(task_error(task.error().message));
     return;
   }
   start.task_load_ms = ms_since(t0);

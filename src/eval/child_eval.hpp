@@ -16,6 +16,7 @@ struct ChildStart {
   double device_wait_ms = 0;     // the request waited for this child's CUDA context ("device_wait")
   double device_prepare_ms = 0;  // creating it took, before the request ("device_prepare"; 0: not ahead)
   double task_load_ms = 0;       // loading the task file in this child ("task_load"; 0: the worker's)
+  std::string report_key;        // signs every line on report_fd (common/report_mac.hpp); empty: unsigned
 };
 
 // Runs the request and writes lines to report_fd: {"phase": NAME} when a phase starts, then one

@@ -19,11 +19,14 @@ namespace kernelrl::eval {
 // work per call (TaskWork, which scales the later phases' limits). Only the task's code runs.
 ChildSetup set_up(const task::TaskModule& task, const ChildRequest& req, pybind11::module_ torch, Observations& obs);
 
-// Load (child_load.cpp), in two steps around the moment the candidate's code first runs:
-// prepare_load sets up what watches a kernelbench candidate (its loaders, the tamper guard, the
-// operator audit; no candidate code yet), load_candidate restricts the process and loads it
-// (the candidate's constructors and module code run). A verdict when it cannot be loaded.
+// Calibration and load (child_load.cpp), in steps around the moment the candidate's code first
+// runs: prepare_load sets up what watches a kernelbench candidate here (the tamper guard; in the
+// baselines also its loaders and the operator audit) and, in the calibration phase, hands the
+// candidate's process its evaluation and times idle calls of it (eval/candidate_process.hpp): no
+// candidate code yet. load_candidate restricts this process and loads the candidate (its
+// constructors and module code run, in its own process). A verdict when it cannot be loaded.
 std::variant<LoadedCandidate, Verdict> prepare_load(const ChildSetup& s, Observations& obs);
+void calibrate(const ChildSetup& s, LoadedCandidate& loaded, Observations& obs);
 std::optional<Verdict> load_candidate(const ChildSetup& s, LoadedCandidate& loaded, Observations& obs);
 
 // A verdict (REJECTED) when a kernelbench candidate changed what its TamperGuard watches.

@@ -93,27 +93,22 @@ std::optional<Verdict> closing_audits(const ChildSetup& s, const LoadedCandidate
   return std::nullopt;
 }
 
-// What the host clock costs around a call of a candidate in another CUDA context: calls that run
-// none of its code (Candidate::idle_call), flushed, armed and timed exactly like its timed calls,
-// as many as those (at most 100, at least 5); their median in ms. Subtracted from each timed call,
-// what is left is what events in process measure: the GPU's work after the flush, and any launch
-// the flush did not hide. No candidate code runs meanwhile (its threads are counted before and
-// after), so it cannot lengthen these calls to shorten its own.
-common::Expected<double> idle_call_ms(Candidate& cand, CallTimer& timer, std::size_t n_timed, const EvalOptions& options) {
-  check_between_calls(cand);
-  EvalOptions idle = options;
-  idle.n_warmup = 2;
-  idle.min_reps = idle.max_reps = static_cast<int>(std::clamp<std::size_t>(n_timed, 5, 100));
-  auto times = timer.run([&](int) { return cand.idle_call(); }, idle, {}, {}, [&](int) { return cand.arm(); });
-  check_between_calls(cand);
-  if (!times) return times.error();
-  return summarize_ms(*times).median_us / 1000.0;
-}
-
-// The candidate's timed calls less the clock's cost around one, each at least kShortestCallMs.
+// The candidate's timed calls less the clock's cost around one (an idle call's, measured before
+// the candidate was loaded), each at least kShortestCallMs.
 constexpr double kShortestCallMs = 0.001;
 void subtract_idle(std::vector<double>& times_ms, double idle_ms) {
   for (double& t : times_ms) t = std::max(t - idle_ms, kShortestCallMs);
+}
+
+// Drops the times of `reps` (calls audited in a way that costs time inside the clock) from
+// `times`, unless that would leave none.
+void drop_reps(std::vector<double>& times, const std::vector<int>& reps) {
+  if (reps.empty() || reps.size() >= times.size()) return;
+  std::vector<double> kept;
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    if (std::find(reps.begin(), reps.end(), static_cast<int>(i)) == reps.end()) kept.push_back(times[i]);
+  }
+  times = std::move(kept);
 }
 
 }  // namespace
@@ -126,8 +121,8 @@ std::variant<Timings, Verdict> time_candidate(const ChildSetup& s, LoadedCandida
                                               Observations& obs) {
   Candidate& cand = *loaded.candidate;
   // A candidate in another CUDA context is timed on the host clock, less that clock's cost around a
-  // call (idle_call_ms); the reference beside it keeps this context's events, the measure a cached
-  // reference time has too.
+  // call (measured before the candidate was loaded: eval/candidate_process.hpp); the reference
+  // beside it keeps this context's events, the measure a cached reference time has too.
   const bool host_clock = s.cuda && cand.in_another_cuda_context();
   const std::optional<TimingSummary> cached_ref = s.req.cached_ref;
   auto timer = CallTimer::create(s.cuda, s.stream, s.l2_bytes, host_clock);
@@ -150,8 +145,19 @@ std::variant<Timings, Verdict> time_candidate(const ChildSetup& s, LoadedCandida
   // calls they are).
   std::vector<int> operator_audited;  // timed reps run under the operator audit
   std::string refused_in_timed_call;
+  // A timed call audited at random of a GPU candidate in another context: its outputs are copied
+  // here right after its answer, inside the clock, and the copy is what the audit judges, so work
+  // its process left running past the answer is either timed (the copy waits for the GPU to come
+  // back to this context) or found unfinished. Its time includes the copy: left out of the median.
+  std::vector<int> snapshotted;
   const auto candidate_call = [&](int rep) -> common::Fallible {
     InputSet& set = sets[rep % sets.size()];
+    if (host_clock && cand.uses_preallocated_outputs() && !pristine.empty()) {
+      auto called = call_for_timing(s, cand, set);
+      set.last_outputs = clone_all(set.args.outputs);
+      snapshotted.push_back(rep);
+      return called;
+    }
     if (!loaded.op_audit || pristine.empty()) return call_for_timing(s, cand, set);
     common::Fallible call = common::Ok{};
     const auto refused = loaded.op_audit->refused_ops_during([&] { call = call_for_timing(s, cand, set); });
@@ -217,23 +223,19 @@ std::variant<Timings, Verdict> time_candidate(const ChildSetup& s, LoadedCandida
                             " (kernelbench candidates may use torch only to allocate, view, copy or fill tensors)");
   }
   if (times && !operator_audited.empty() && operator_audited.size() < times->size()) {
-    std::vector<double> kept;
-    for (std::size_t i = 0; i < times->size(); ++i) {
-      if (std::find(operator_audited.begin(), operator_audited.end(), static_cast<int>(i)) == operator_audited.end()) {
-        kept.push_back((*times)[i]);
-      }
-    }
-    *times = std::move(kept);
+    drop_reps(*times, operator_audited);
     obs.isolation["operator_audited_timed_calls"] = operator_audited.size();
   }
+  if (times && !snapshotted.empty()) {
+    drop_reps(*times, snapshotted);
+    obs.isolation["snapshot_audited_timed_calls"] = snapshotted.size();
+  }
   if (!times) return make_verdict(common::Status::RUNTIME_ERROR, "failed while timing: " + times.error().message);
-  if (host_clock) {
-    auto t_step = child_clock::now();
-    auto idle_ms = idle_call_ms(cand, **timer, times->size(), s.req.options);
-    if (!idle_ms) return make_verdict(common::Status::RUNTIME_ERROR, "failed while timing: " + idle_ms.error().message);
-    subtract_idle(*times, *idle_ms);
-    obs.isolation["timed_on_host_clock"] = {{"idle_call_us", *idle_ms * 1000.0}};
-    add_step(obs.phases_ms, "timing.idle_calls", t_step);
+  if (cand.in_another_process()) {
+    subtract_idle(*times, loaded.idle_call_ms);
+    if (auto* runner = dynamic_cast<RunnerCandidate*>(&cand)) {
+      obs.isolation["candidate_process"]["outside_calls"] = runner->outside_calls_record();
+    }
   }
   obs.phases_ms["timing"] = ms_since(t0);
   auto t_recheck = child_clock::now();

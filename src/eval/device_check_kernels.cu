@@ -115,6 +115,9 @@ __global__ void __launch_bounds__(kThreads) count_different_words(const Word* __
   add_block_sums(bad, 0, 0, out);
 }
 
+// The end mark of a call timed on the host clock: the smallest work this context's GPU runs.
+__global__ void end_mark(unsigned* flag) { *flag = 1u; }
+
 common::Error cuda_error(cudaError_t e, const char* what) {
   return common::make_error(std::string(what) + ": " + cudaGetErrorString(e) + " (" + cudaGetErrorName(e) + ")");
 }
@@ -214,6 +217,12 @@ common::Expected<bool> bytes_equal_on_device(const void* a, const void* b, std::
   return sums->n_bad == 0;
 }
 
+common::Fallible launch_end_mark(void* flag, void* stream) {
+  end_mark<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(static_cast<unsigned*>(flag));
+  if (auto e = cudaGetLastError(); e != cudaSuccess) return cuda_error(e, "the end mark's launch");
+  return common::Ok{};
+}
+
 common::Fallible preload_device_checks() {
   auto l = launch_setup();
   if (!l) return l.error();
@@ -226,6 +235,7 @@ common::Fallible preload_device_checks() {
       reinterpret_cast<const void*>(&check_elements<FloatRule, __nv_bfloat16>),
       reinterpret_cast<const void*>(&count_different_words<uint4>),
       reinterpret_cast<const void*>(&count_different_words<unsigned char>),
+      reinterpret_cast<const void*>(&end_mark),
   };
   for (const void* k : kernels) {
     if (auto e = cudaFuncGetAttributes(&attributes, k); e != cudaSuccess) return cuda_error(e, "cudaFuncGetAttributes");

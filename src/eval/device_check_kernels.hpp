@@ -32,6 +32,10 @@ common::Expected<ElementCheckSums> check_elements_on_device(const void* actual, 
 // Whether `bytes` bytes at `a` and `b` are the same.
 common::Expected<bool> bytes_equal_on_device(const void* a, const void* b, std::int64_t bytes);
 
+// One thread writes 1 to `flag` (a device word), on `stream`, not waited for: the end mark of a call
+// timed on the host clock (gpu::EndMark).
+common::Fallible launch_end_mark(void* flag, void* stream);
+
 // Loads the kernels' module and allocates the result buffer (no kernel runs): a child forked
 // ahead of its request does this before it is needed.
 common::Fallible preload_device_checks();

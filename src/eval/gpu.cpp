@@ -2,7 +2,12 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <cstring>
+
+#if KERNELRL_EVAL_CUDA_KERNELS
+#include "eval/device_check_kernels.hpp"
+#endif
 
 namespace kernelrl::eval::gpu {
 
@@ -114,6 +119,31 @@ common::Fallible SharedArena::export_handle(unsigned char* out, std::size_t out_
   KERNELRL_CUDA_CHECK(cudaIpcGetMemHandle(&handle, data_));
   std::memcpy(out, &handle, sizeof handle);
   return common::Ok{};
+}
+
+common::Fallible EndMark::init() {
+#if KERNELRL_EVAL_CUDA_KERNELS
+  KERNELRL_CUDA_CHECK(cudaMalloc(&flag_, sizeof(std::uint32_t)));
+  return common::Ok{};
+#else
+  return common::make_error("this engine was built without its CUDA kernels (a CPU libtorch): it cannot end a call "
+                            "timed on the host clock in its own CUDA context");
+#endif
+}
+
+EndMark::~EndMark() {
+  if (flag_) cudaFree(flag_);
+}
+
+common::Fallible EndMark::mark_and_wait(void* stream) {
+#if KERNELRL_EVAL_CUDA_KERNELS
+  if (auto launched = launch_end_mark(flag_, stream); !launched) return launched;
+  KERNELRL_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
+  return common::Ok{};
+#else
+  (void)stream;
+  return common::make_error("no end mark: this engine was built without its CUDA kernels");
+#endif
 }
 
 common::Fallible synchronize_and_check() {

@@ -82,6 +82,23 @@ class SharedArena {
   int device_ = 0;
 };
 
+// The end of a call timed on the host clock (eval/timing.cpp): a one-thread kernel of this
+// context, launched on `stream` and waited for. The GPU runs it only once it switches to this
+// context, which it does when the other context's work has ended or its time slice has run out,
+// so a candidate's process that answered before its kernels ended still has them timed (or, cut
+// off by the time slice, has its outputs found unfinished). The kernel is one of the engine's own
+// (device_check_kernels.cu); an engine built without them (a CPU libtorch) cannot time a candidate
+// in another CUDA context: init() fails.
+class EndMark {
+ public:
+  common::Fallible init();
+  ~EndMark();
+  common::Fallible mark_and_wait(void* stream);
+
+ private:
+  void* flag_ = nullptr;  // the word the kernel writes
+};
+
 // cudaDeviceSynchronize plus cudaGetLastError: the error a candidate's launch left, as text
 // ("an illegal memory access was encountered (cudaErrorIllegalAddress)"), or OK.
 common::Fallible synchronize_and_check();

@@ -6,7 +6,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "eval/runner_ahead.hpp"
 #include "eval/torch_tensors.hpp"
 #include "sandbox/confinement.hpp"
 
@@ -21,10 +20,9 @@ using runner::Op;
 
 class KernelbenchRunnerCandidate : public RunnerCandidate {
  public:
-  KernelbenchRunnerCandidate(sandbox::SharedPages pages, pid_t pid, RunnerMemory memory, bool flush_caches,
+  KernelbenchRunnerCandidate(sandbox::SharedPages pages, pid_t pid, RunnerMemory memory, CallRules rules,
                              std::vector<py::object> output_likes)
-      : RunnerCandidate(std::move(pages), pid, std::move(memory), flush_caches, 1 << 20),
-        outputs_(std::move(output_likes)) {}
+      : RunnerCandidate(std::move(pages), pid, std::move(memory), rules), outputs_(std::move(output_likes)) {}
 
   // ModelNew returns its outputs; the runner copies them into the output slots at collect().
   bool uses_preallocated_outputs() const override { return false; }
@@ -48,26 +46,15 @@ class KernelbenchRunnerCandidate : public RunnerCandidate {
                                 std::to_string(runner::kTextBytes) + " bytes the candidate process takes");
     }
     runner::write_text(header(), text);
-    request(Op::ARGS, 0us);
+    request(Op::ARGS);
     if (header()->rc != 0) return common::make_error(runner::read_text(header()));
     return common::Ok{};
   }
 
   CallOutcome call(CallArgs&, void*) override {
     CallOutcome out;
-    header()->audit_ops = audit_next_ ? 1 : 0;
-    const bool audited = audit_next_;
-    audit_next_ = false;
     pending_collect_ = false;
-    request(Op::CALL, 5ms);
-    request(Op::PING, 5ms);
-    refused_.clear();
-    if (audited) {
-      std::istringstream lines(std::string(header()->audit_text, strnlen(header()->audit_text, runner::kAuditTextBytes - 1)));
-      for (std::string op; std::getline(lines, op) && refused_.size() < 8;) {
-        if (!op.empty()) refused_.push_back(op);
-      }
-    }
+    call_requested();
     switch (header()->rc) {
       case runner::kCallDone:
         out.outputs = outputs_;
@@ -90,13 +77,10 @@ class KernelbenchRunnerCandidate : public RunnerCandidate {
   common::Fallible collect(CallArgs&) override {
     if (!pending_collect_) return common::Ok{};
     pending_collect_ = false;
-    request(Op::COLLECT, 0us);
+    request(Op::COLLECT);
     if (header()->rc != 0) return common::make_error(runner::read_text(header()));
     return common::Ok{};
   }
-
-  void audit_next_call() { audit_next_ = true; }
-  const std::vector<std::string>& refused_ops_of_last_call() const { return refused_; }
 
  private:
   // What the call returned when it did not fit the output slots: tensors without storage ("meta")
@@ -124,69 +108,54 @@ class KernelbenchRunnerCandidate : public RunnerCandidate {
   }
 
   std::vector<py::object> outputs_;  // the child's tensors over the output slots
-  bool audit_next_ = false;
   bool pending_collect_ = false;
-  std::vector<std::string> refused_;
-};
-
-// The operator audit of a call made in the runner: the runner runs it under its own dispatch mode.
-class RunnerOpAudit : public OpAudit {
- public:
-  explicit RunnerOpAudit(KernelbenchRunnerCandidate* candidate) : candidate_(candidate) {}
-  std::vector<std::string> refused_ops_during(const std::function<void()>& call) const override {
-    candidate_->audit_next_call();
-    call();
-    return candidate_->refused_ops_of_last_call();
-  }
-
- private:
-  KernelbenchRunnerCandidate* candidate_;  // owned by the same LoadedCandidate
 };
 
 }  // namespace
 
-KernelbenchRunnerStart start_kernelbench_runner(const ChildSetup& s, const RunnerOptions& options, bool audit_ops) {
-  ForkedRunner forked = take_runner_ahead(RunnerKind::KERNELBENCH);
-  sandbox::SharedPages pages = std::move(forked.pages);
-  const pid_t pid = forked.pid;
+std::unique_ptr<RunnerCandidate> kernelbench_runner_candidate(const ChildSetup& s, StartedRunner runner,
+                                                              std::size_t tensor_bytes, CallRules rules) {
   // On the CPU the call's tensors follow the header, in the same memory file, which is sized here
   // past the file-size limit the child confines itself with (a call's tensors often pass 64 MB).
   if (!s.cuda) {
-    const std::size_t n_bytes = runner::kDataOffset + options.tensor_bytes;
-    if (auto grown = sandbox::with_file_size_limit_lifted(n_bytes, [&] { return pages.grow(n_bytes); }); !grown) {
+    const std::size_t n_bytes = runner::kDataOffset + tensor_bytes;
+    if (auto grown = sandbox::with_file_size_limit_lifted(n_bytes, [&] { return runner.pages.grow(n_bytes); }); !grown) {
       throw TaskError{"cannot start the candidate's process: " + grown.error().message};
     }
   }
-  auto* h = reinterpret_cast<runner::Header*>(pages.data());
+  auto* h = reinterpret_cast<runner::Header*>(runner.pages.data());
   RunnerMemory memory;
   if (s.cuda) {
-    memory = device_arena(h, options.tensor_bytes);
+    memory = device_arena(h, tensor_bytes);
   } else {
-    memory.data = pages.data() + runner::kDataOffset;
-    memory.bytes = options.tensor_bytes;
+    memory.data = runner.pages.data() + runner::kDataOffset;
+    memory.bytes = tensor_bytes;
   }
-  const std::string start = nlohmann::json{{"entry_dir", s.req.artifact},
-                                           {"display_name", s.req.candidate},
-                                           {"task_path", s.task.path.string()},
-                                           {"init_seed", s.init_seed},
-                                           {"pages_bytes", pages.size()}}
-                                .dump();
   std::vector<py::object> output_likes;
   for (const auto& spec : s.output_specs) output_likes.push_back(s.empty_like(spec));
-  auto candidate = std::make_unique<KernelbenchRunnerCandidate>(std::move(pages), pid, std::move(memory),
-                                                                options.flush_caches, std::move(output_likes));
-  KernelbenchRunnerStart out;
-  candidate->start(start);
-  out.runner.isolation = candidate->read_set_up_report();
-  if (auto failed = candidate->load()) {
-    out.runner.loaded = std::move(*failed);
-    return out;
+  return std::make_unique<KernelbenchRunnerCandidate>(std::move(runner.pages), runner.pid, std::move(memory), rules,
+                                                      std::move(output_likes));
+}
+
+std::string kernelbench_start_text(const ChildSetup& s, const std::string& entry_dir, std::size_t pages_bytes) {
+  // The task's constructor arguments as Python literals (the runner never imports the task): they
+  // must read back equal.
+  std::string init_inputs;
+  try {
+    init_inputs = py::repr(s.init_inputs).cast<std::string>();
+    const py::object back = py::module_::import("ast").attr("literal_eval")(init_inputs);
+    if (!back.equal(s.init_inputs)) throw py::value_error("it reads back different");
+  } catch (py::error_already_set& e) {
+    throw TaskError{"the task's get_init_inputs() returned values that are not Python literals (" +
+                    init_inputs.substr(0, 200) + "): a kernelbench candidate's process receives them as literals (" +
+                    e.what() + ")"};
   }
-  if (audit_ops && out.runner.isolation.value("torch_op_audit", false)) {
-    out.op_audit = std::make_unique<RunnerOpAudit>(candidate.get());
-  }
-  out.runner.loaded.candidate = std::move(candidate);
-  return out;
+  return nlohmann::json{{"entry_dir", entry_dir},
+                        {"display_name", s.req.candidate},
+                        {"init_inputs", init_inputs},
+                        {"init_seed", s.init_seed},
+                        {"pages_bytes", pages_bytes}}
+      .dump();
 }
 
 }  // namespace kernelrl::eval

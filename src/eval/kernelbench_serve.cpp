@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <memory>
 #include <string>
@@ -18,16 +19,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "audit/call_recorder.hpp"
 #include "eval/candidate.hpp"
 #include "eval/dtype.hpp"
-#include "eval/op_audit.hpp"
-#include "eval/tamper_guard.hpp"
 #include "eval/torch_tensors.hpp"
-#include "runner/cache_sweep.hpp"
 #include "runner/device_state.hpp"
 #include "runner/protocol.hpp"
-#include "sandbox/candidate_confinement.hpp"
-#include "sandbox/confinement.hpp"
+#include "runner/confine.hpp"
 #include "sandbox/shared_pages.hpp"
 #include "task/python_runtime.hpp"
 #include "task/task.hpp"
@@ -43,12 +41,11 @@ using runner::Header;
 using runner::Op;
 using runner::TensorSlot;
 
-constexpr std::uint64_t kHostMemoryHeadroomBytes = 8ull << 30;  // as the evaluating child on the CPU
-
-// What START names: the evaluation this runner serves.
+// What START names: the evaluation this runner serves. The task itself is not imported here: its
+// constructor arguments come as Python literals drawn by the child under the init seed.
 struct RunnerArgs {
   std::size_t pages_bytes = 0;
-  std::string entry_dir, display_name, task_path;
+  std::string entry_dir, display_name, init_inputs;
   std::uint64_t init_seed = 0;
 };
 
@@ -71,10 +68,10 @@ class KernelbenchServer {
   KernelbenchServer(pid_t parent, bool cuda) : parent_(parent), cuda_(cuda) {}
 
   // Before the evaluation is known: the CUDA context, torch's own set-up on the device, the
-  // extension loaders, the operator audit. An error text, or empty.
-  std::string get_ready();
+  // extension loaders, what records the calls below Python. An error text, or empty.
+  std::string get_ready(nlohmann::json files_report);
   // START: the evaluation's pages (the header, on the CPU the data region after it), the arena, the
-  // task's init inputs and the confinement; the set-up report, or an error text.
+  // task's init inputs and the calls' confinement; the set-up report, or an error text.
   std::variant<nlohmann::json, std::string> set_up(Header* h, std::byte* pages, RunnerArgs args);
   [[noreturn]] void serve();
 
@@ -101,13 +98,42 @@ class KernelbenchServer {
   std::size_t data_bytes_ = 0;
   int cuda_device_ = -1;
   runner::DeviceState device_state_;
-  runner::CacheSweep sweep_;
   py::object device_, init_inputs_, tensor_type_, parameter_type_, literal_eval_;
-  std::optional<TorchOpAudit> audit_;
+  std::unique_ptr<audit::CallRecorder> recorder_;  // installed before the candidate's code is loaded
   std::unique_ptr<Candidate> candidate_;
   CallArgs args_;
   std::vector<ReturnedOutput> returned_;
 };
+
+// What this interpreter reads its code from (sys.prefix, sys.path, where torch is, found without
+// importing it): readable once the process's files are confined, before torch's import can start
+// a thread.
+std::vector<std::string> own_interpreter_paths() {
+  py::module_ sys = py::module_::import("sys");
+  std::vector<std::string> paths;
+  for (const char* attr : {"prefix", "exec_prefix", "base_prefix"}) paths.push_back(sys.attr(attr).cast<std::string>());
+  for (const auto& p : sys.attr("path")) {
+    if (py::isinstance<py::str>(p)) paths.push_back(p.cast<std::string>());
+  }
+  py::object spec = py::module_::import("importlib.util").attr("find_spec")("torch");
+  if (!spec.is_none()) {
+    if (!spec.attr("origin").is_none()) paths.push_back(spec.attr("origin").cast<std::string>());
+    for (const auto& p : spec.attr("submodule_search_locations")) paths.push_back(p.cast<std::string>());
+  }
+  return paths;
+}
+
+// The shared libraries of the candidate's extensions (the prebuild built them below its folder):
+// their kernels are the candidate's own.
+std::vector<std::filesystem::path> extension_libraries(const std::string& entry_dir) {
+  std::vector<std::filesystem::path> libraries;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(entry_dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_regular_file(ec) && it->path().extension() == ".so") libraries.push_back(it->path());
+  }
+  return libraries;
+}
 
 // Each step's wall time goes to the report: what the runner's start costs, and where (`ahead_ms`:
 // before the evaluation was known; `set_up_ms`: on the evaluation's path).
@@ -125,13 +151,20 @@ class StepClock {
   std::chrono::steady_clock::time_point t_ = std::chrono::steady_clock::now();
 };
 
-std::string KernelbenchServer::get_ready() {
+std::string KernelbenchServer::get_ready(nlohmann::json files_report) {
+  ahead_report_ = std::move(files_report);
   StepClock step(ahead_ms_);
   if (cuda_) {
     cudaError_t e = cudaFree(nullptr);  // this process's context on the current device
     if (e != cudaSuccess) return std::string("cannot create a CUDA context: ") + cudaGetErrorString(e);
   }
   step("context");
+  // Before any candidate code: the operators of every call, recorded below Python (the kernels'
+  // launches once START names the candidate's libraries).
+  auto recorder = audit::CallRecorder::install();
+  if (!recorder) return "cannot record the candidate's calls: " + recorder.error().message;
+  recorder_ = std::move(*recorder);
+  step("call_recorder");
   try {
     py::module_ torch = py::module_::import("torch");
     // torch's own set-up (its CUDA state, the CPU thread pool) before the child counts the threads.
@@ -141,15 +174,6 @@ std::string KernelbenchServer::get_ready() {
     step("torch_device");
     if (auto prepared = prepare_kernelbench_loading(); !prepared) return prepared.error().message;
     step("extension_loaders");
-    settle_torch_lazy_state();  // done in the worker already: costs nothing here
-    auto audit = TorchOpAudit::create();
-    step("operator_audit");
-    ahead_report_["torch_op_audit"] = static_cast<bool>(audit);
-    if (audit) {
-      audit_.emplace(std::move(*audit));
-    } else {
-      ahead_report_["torch_op_audit_error"] = audit.error().message;
-    }
     // Held from before the candidate's code runs: it may rebind torch.Tensor, not these references.
     tensor_type_ = torch.attr("Tensor");
     parameter_type_ = torch.attr("nn").attr("Parameter");
@@ -186,20 +210,19 @@ std::variant<nlohmann::json, std::string> KernelbenchServer::set_up(Header* h, s
     } else {
       device_ = torch.attr("device")("cpu");
     }
-    // The task only for its constructor arguments, under the seed the child drew for them.
-    auto task = task::load_task(a_.task_path);
-    if (!task) return task.error().message;
-    torch.attr("manual_seed")(a_.init_seed);
-    init_inputs_ = task->get_init_inputs();
-    step("task");
+    init_inputs_ = literal_eval_(a_.init_inputs);
+    step("init_inputs");
   } catch (py::error_already_set& e) {
     return std::string("cannot set up the candidate's interpreter: ") + e.what();
   }
-  report.update(sandbox::confine_candidate_process());
-  if (!cuda_) {
-    auto limit = sandbox::limit_address_space_growth(kHostMemoryHeadroomBytes);
-    if (limit) report["address_space_limit_bytes"] = *limit;
+  if (cuda_) {
+    if (auto watched = recorder_->watch_launches(extension_libraries(a_.entry_dir)); !watched) {
+      return "cannot record the candidate's GPU launches: " + watched.error().message;
+    }
+    step("launch_audit");
   }
+  report.update(recorder_->report());
+  report.update(runner::confine_calls(!cuda_));
   step("confinement");
   report["started_ahead"] = true;
   report["ahead_ms"] = ahead_ms_;
@@ -280,30 +303,21 @@ void KernelbenchServer::report_returned(const std::vector<py::object>& outs) {
   }
 }
 
-// Everything the candidate does for this call happens before the answer (the child's clock stops at
-// the PING after it): forward, the checks of what it returned, the contiguous copies, the whole
-// context synchronised.
+// Everything the candidate does for this call happens before the answer: forward, the checks of
+// what it returned, the contiguous copies, the whole context synchronised. Every call is recorded
+// below Python the same way (audit/call_recorder.hpp), so no call can be told from an audited one.
 std::int32_t KernelbenchServer::call() {
   h_->n_returned = 0;
-  h_->audit_text[0] = '\0';
   returned_.clear();
   if (!candidate_) {
     runner::write_text(h_, "no candidate was loaded");
     return runner::kCallFailed;
   }
   std::int32_t rc = runner::kCallDone;
+  if (cuda_) runner::flush_device(&device_state_);
+  if (recorder_) recorder_->begin_call(cuda_ ? device_state_.stream : nullptr);
   try {
-    CallOutcome outcome;
-    std::vector<std::string> refused;
-    const auto run = [&] { outcome = candidate_->call(args_, nullptr); };
-    if (h_->audit_ops && audit_) {
-      refused = audit_->refused_ops_during(run);
-    } else {
-      run();
-    }
-    std::string listed;
-    for (const auto& op : refused) listed += op + "\n";
-    std::snprintf(h_->audit_text, runner::kAuditTextBytes, "%s", listed.c_str());
+    CallOutcome outcome = candidate_->call(args_, nullptr);
     if (outcome.failure) {
       runner::write_text(h_, outcome.failure->message);
       rc = outcome.failure->rule_broken ? runner::kCallRefused : runner::kCallFailed;
@@ -383,11 +397,9 @@ std::int32_t KernelbenchServer::collect() {
 
 void KernelbenchServer::serve() {
   std::uint32_t seq = 1;
-  Op last = Op::LOAD;
   for (;;) {
     ++seq;
-    if (!runner::wait_for_request(h_, seq, last, parent_)) _exit(1);
-    last = h_->op;
+    if (!runner::wait_for_request(h_, seq, parent_)) _exit(1);
     switch (h_->op) {
       case Op::LOAD:
         h_->rc = load();
@@ -395,38 +407,39 @@ void KernelbenchServer::serve() {
       case Op::ARGS:
         h_->rc = build_args();
         break;
-      case Op::ARM:
-        if (h_->flush_caches) cuda_ ? runner::flush_device(&device_state_) : sweep_.sweep();
-        h_->rc = 0;
-        break;
       case Op::CALL:
         h_->rc = call();
         break;
       case Op::IDLE:
-        if (cuda_) runner::finish_device(&device_state_);  // a broken context is the next call's to report
+        if (cuda_) {
+          runner::flush_device(&device_state_);
+          runner::finish_device(&device_state_);  // a broken context is the next call's to report
+        }
         h_->rc = 0;
-        break;
-      case Op::PING:  // leaves rc and text to the call before it
         break;
       case Op::COLLECT:
         h_->rc = collect();
+        break;
+      case Op::RECORD:  // outside the timed call: the record's own checks cost time
+        runner::write_audit_text(h_, recorder_ ? recorder_->end_call().dump() : std::string("{}"));
+        h_->rc = 0;
         break;
       default:
         std::fflush(nullptr);
         _exit(0);
     }
-    h_->reply.ring(seq);
+    runner::answer(h_, seq);
   }
 }
 
-// START's text: {"entry_dir", "display_name", "task_path", "init_seed", "pages_bytes"}.
+// START's text: {"entry_dir", "display_name", "init_inputs", "init_seed", "pages_bytes"}.
 std::variant<RunnerArgs, std::string> read_start(const std::string& text) {
   const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   RunnerArgs a;
   try {
     a.entry_dir = j.at("entry_dir").get<std::string>();
     a.display_name = j.at("display_name").get<std::string>();
-    a.task_path = j.at("task_path").get<std::string>();
+    a.init_inputs = j.at("init_inputs").get<std::string>();
     a.init_seed = j.at("init_seed").get<std::uint64_t>();
     a.pages_bytes = j.at("pages_bytes").get<std::size_t>();
   } catch (const nlohmann::json::exception& e) {
@@ -439,10 +452,16 @@ std::variant<RunnerArgs, std::string> read_start(const std::string& text) {
 }  // namespace
 
 void serve_kernelbench_runner(sandbox::SharedPages pages, pid_t parent, bool cuda) {
-  runner::begin_forked_runner(pages, parent);
-  task::python_after_fork_child();
+  // The interpreter without torch first: its paths are what the files' confinement lets it read,
+  // and it must come before any thread (torch's import, the CUDA driver) starts.
+  const auto started = task::start_python(false);
+  nlohmann::json files = started ? runner::confine_files_at_start(cuda, own_interpreter_paths()) : nlohmann::json::object();
   KernelbenchServer server(parent, cuda);
-  const std::string not_ready = server.get_ready();
+  std::string not_ready = started ? std::string() : started.error().message;
+  if (not_ready.empty()) {
+    if (auto imported = task::start_python(true); !imported) not_ready = imported.error().message;
+  }
+  if (not_ready.empty()) not_ready = server.get_ready(std::move(files));
   auto* h = reinterpret_cast<Header*>(pages.data());
   const std::string start = runner::wait_for_start(h, parent);
   if (!not_ready.empty()) runner::fail_set_up(h, not_ready);

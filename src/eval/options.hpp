@@ -74,14 +74,13 @@ struct EvalOptions {
   // on the H200 (docs/security.md). false runs them in the evaluating child, for measuring what the
   // separation costs (about a third of a cached batch's throughput).
   bool native_candidate_process = true;
-  // kernelbench candidates run in a process of their own (eval/kernelbench_runner.hpp: forked at the
-  // child's start, its own interpreter state and, on a GPU, its own CUDA context; ModelNew's outputs
-  // copied into slots the child reads; on a GPU timed on the host clock less an idle call's), with
-  // every defense on: the reference, the checker and the tamper guard's interpreter never see the
-  // candidate's code. By default on a GPU, where its timing equals the child's (docs/security.md);
-  // on the CPU only when asked ("always"): two processes' doorbells on a small machine's few cores
-  // still slow the shortest calls.
-  CandidateProcess kernelbench_candidate_process = CandidateProcess::ON_GPU;
+  // kernelbench candidates run in a process of their own (eval/kernelbench_runner.hpp: their own
+  // interpreter and, on a GPU, CUDA context; ModelNew's outputs copied into slots the child reads),
+  // with every defense on: the reference, the checker and the tamper guard's interpreter never see
+  // the candidate's code. "never" (--kernelbench-in-child) runs them in the evaluating child, for
+  // measuring what the separation costs; "gpu" apart on a GPU only (the default before the
+  // twenty-third session).
+  CandidateProcess kernelbench_candidate_process = CandidateProcess::ALWAYS;
 };
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EvalOptions, device, n_trials, atol, rtol, time_kernels, n_warmup,

@@ -23,11 +23,12 @@ std::map<std::string, double> fixed_phase_limits_s(const EvalOptions& options) {
 
 sandbox::DeviceLock::Mode lock_mode_for(std::string_view name, sandbox::DeviceLock::Mode current) {
   const auto phase = parse_phase(name);
-  return phase ? sandbox::raised_mode(spec_of(*phase).lock, current) : current;
+  return phase ? spec_of(*phase).lock : current;
 }
 
 bool candidate_code_may_have_run(std::string_view last_phase) {
-  return last_phase != sandbox::kStartPhase && parse_phase(last_phase) != Phase::SETUP;
+  const auto phase = parse_phase(last_phase);
+  return last_phase != sandbox::kStartPhase && phase != Phase::SETUP && phase != Phase::CALIBRATION;
 }
 
 }  // namespace kernelrl::eval

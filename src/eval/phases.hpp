@@ -17,7 +17,9 @@
 namespace kernelrl::eval {
 
 // In the order an "eval" child enters them; a "task_info" child runs SETUP then REF_TIMING.
-enum class Phase { SETUP, LOAD, CORRECTNESS, TIMING, REF_TIMING };
+// CALIBRATION hands the candidate's process its evaluation and times idle calls of it before any
+// candidate code is loaded (eval/candidate_process.hpp), alone on the device as timed calls are.
+enum class Phase { SETUP, CALIBRATION, LOAD, CORRECTNESS, TIMING, REF_TIMING };
 
 struct PhaseSpec {
   Phase phase;
@@ -28,10 +30,11 @@ struct PhaseSpec {
                                   // exclusive: timed, no other evaluation's kernels run meanwhile
 };
 
-// Timing and ref_timing hold the device alone. The closing audits after timing (phases_ms
+// Calibration, timing and ref_timing hold the device alone. The closing audits after timing (phases_ms
 // "recheck") run inside the timing phase, so they are timed alone too and counted in its limit.
-inline constexpr std::array<PhaseSpec, 5> kPhases{{
+inline constexpr std::array<PhaseSpec, 6> kPhases{{
     {Phase::SETUP, "setup", &EvalOptions::timeout_setup_s, false, sandbox::DeviceLock::Mode::SHARED},
+    {Phase::CALIBRATION, "calibration", &EvalOptions::timeout_load_s, false, sandbox::DeviceLock::Mode::EXCLUSIVE},
     {Phase::LOAD, "load", &EvalOptions::timeout_load_s, false, sandbox::DeviceLock::Mode::SHARED},
     {Phase::CORRECTNESS, "correctness", &EvalOptions::timeout_correctness_s, true, sandbox::DeviceLock::Mode::SHARED},
     {Phase::TIMING, "timing", &EvalOptions::timeout_timing_s, true, sandbox::DeviceLock::Mode::EXCLUSIVE},
@@ -49,11 +52,12 @@ std::optional<Phase> parse_phase(std::string_view name);
 std::map<std::string, double> fixed_phase_limits_s(const EvalOptions& options);
 
 // The device lock mode for a child that announced `name` while the worker holds `current`: the
-// phase's own (sandbox::raised_mode: never back down), `current` for a name not in the table.
+// phase's own (the calibration's exclusive hold ends with it), `current` for a name not in the table.
 sandbox::DeviceLock::Mode lock_mode_for(std::string_view name, sandbox::DeviceLock::Mode current);
 
-// False while only the task's code has run in the child: before any phase line (sandbox's
-// kStartPhase) and in setup. A child that ends without a record after that is the candidate's.
+// False while no candidate code has run anywhere: before any phase line (sandbox's kStartPhase),
+// in setup and in calibration (the candidate's process exists but has loaded nothing). A child
+// that ends without a record after that is the candidate's.
 bool candidate_code_may_have_run(std::string_view last_phase);
 
 }  // namespace kernelrl::eval

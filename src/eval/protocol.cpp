@@ -43,6 +43,7 @@ void from_json(const nlohmann::json& j, ChildRequest& r) {
 void to_json(nlohmann::json& j, const WorkerRequest& r) {
   j = {{"task", r.task}, {"child", r.child}};
   if (r.handed_at_ns) j["handed_at_ns"] = *r.handed_at_ns;
+  if (!r.report_key.empty()) j["report_key"] = r.report_key;
 }
 
 void from_json(const nlohmann::json& j, WorkerRequest& r) {
@@ -50,6 +51,7 @@ void from_json(const nlohmann::json& j, WorkerRequest& r) {
   r.child = j.value("child", ChildRequest{});
   r.handed_at_ns.reset();
   if (j.contains("handed_at_ns") && j["handed_at_ns"].is_number()) r.handed_at_ns = j["handed_at_ns"].get<std::int64_t>();
+  r.report_key = j.value("report_key", "");
 }
 
 nlohmann::json to_json(const ChildRecord& r) {

@@ -48,6 +48,8 @@ struct WorkerRequest {
   ChildRequest child;
   std::optional<std::int64_t> handed_at_ns;  // to a warm child only: when the worker handed it over
                                              // (steady clock), to measure the wait for its device
+  std::string report_key;  // to a warm child only: the key it signs its report lines with
+                           // (common/report_mac.hpp), drawn by the worker for this evaluation
 };
 
 void to_json(nlohmann::json& j, const WorkerRequest& r);

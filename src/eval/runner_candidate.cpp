@@ -2,16 +2,19 @@
 
 #include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <thread>
 
 #include "eval/child_context.hpp"
 #include "eval/dtype.hpp"
 #include "eval/gpu.hpp"
+#include "eval/stats.hpp"
 #include "eval/torch_tensors.hpp"
 #include "sandbox/thread_census.hpp"
 
@@ -29,6 +32,29 @@ constexpr std::size_t kAlignBytes = 256;  // device kernels may assume aligned v
 // How long a thread joined at the end of a call may stay in the kernel's count.
 constexpr std::chrono::microseconds kJoinGrace{2000};
 
+// CPU time the runner may spend between answering one request and receiving the next. Its loop (the
+// process's first thread) rings its answer and sleeps on the doorbell: a few microseconds. Anything
+// more is work done outside what the child asked and timed (ahead of a call from inputs already
+// staged, or after answering a call early). The loop reads its own CPU clock right before each
+// answer, which brings the kernel's count up to date (the kernel adds a running thread's time only
+// when it stops or asks), and the child reads the count once the loop sleeps again; a runner whose
+// loop the candidate took over skips the first and only reads higher here. Per window, and in all
+// (work spread over many requests). The process as a whole gets more room: threads a call joined
+// finish exiting after the join, hundreds of microseconds with many threads; other threads may not
+// run between calls at all (the thread census), so more than that is refused too.
+constexpr std::int64_t kMaxLoopOutsideNs = 200'000;
+constexpr std::int64_t kLoopOutsideBudgetNs = 2'000'000;
+constexpr std::int64_t kLoopOutsidePerRequestNs = 20'000;
+constexpr std::int64_t kMaxProcessOutsideNs = 10'000'000;
+
+// How long the runner's loop may take to fall asleep after an answer: on a busy machine it may wait
+// for a CPU a few scheduler periods; still running after this, it is working.
+constexpr std::chrono::milliseconds kAsleepWithin{250};
+
+// How long the child spins for an answer before it sleeps: a call's answer costs no wake-up of the
+// child's (the runner, asleep between requests, pays one: both in every call and in the idle calls).
+constexpr std::chrono::microseconds kReplySpin = 5ms;
+
 std::size_t round_up(std::size_t n) { return (n + kAlignBytes - 1) / kAlignBytes * kAlignBytes; }
 
 // Ends this process the way the runner ended: the same signal or exit code, so the engine reads
@@ -45,6 +71,16 @@ std::size_t round_up(std::size_t n) { return (n + kAlignBytes - 1) / kAlignBytes
     _exit(128 + sig);
   }
   _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+}
+
+std::string first_names(const nlohmann::json& names) {
+  std::string out;
+  if (!names.is_array()) return out;
+  for (const auto& n : names) {
+    if (!n.is_string()) continue;
+    out += (out.empty() ? "" : ", ") + n.get<std::string>().substr(0, 120);
+  }
+  return out;
 }
 
 }  // namespace
@@ -69,17 +105,14 @@ RunnerMemory device_arena(runner::Header* h, std::size_t bytes) {
   return memory;
 }
 
-RunnerCandidate::RunnerCandidate(sandbox::SharedPages pages, pid_t pid, RunnerMemory memory, bool flush_caches,
-                                 int threads)
+RunnerCandidate::RunnerCandidate(sandbox::SharedPages pages, pid_t pid, RunnerMemory memory, CallRules rules)
     : pages_(std::move(pages)), h_(reinterpret_cast<runner::Header*>(pages_.data())), pid_(pid),
-      memory_(std::move(memory)), threads_(threads) {
-  h_->flush_caches = flush_caches ? 1 : 0;
+      memory_(std::move(memory)), rules_(rules) {
+  have_cpu_clock_ = ::clock_getcpuclockid(pid_, &cpu_clock_) == 0;
 }
 
-// Asks the runner to exit and waits for it a little. Never signals it: the child's system-call
-// filter allows signals only to the child itself, so a kill() here would end the child by SIGSYS
-// (read as the candidate's forbidden call). A runner still exiting (a GPU one tearing down a large
-// context) is killed by PR_SET_PDEATHSIG when the child ends.
+// Asks the runner to exit and waits for it a little. Never signals it: a runner still exiting (a GPU
+// one tearing down a large context) is killed by PR_SET_PDEATHSIG when the child ends.
 RunnerCandidate::~RunnerCandidate() {
   h_->op = Op::EXIT;
   h_->command.ring(++seq_);
@@ -87,20 +120,43 @@ RunnerCandidate::~RunnerCandidate() {
   for (int i = 0; i < 100 && ::waitpid(pid_, &status, WNOHANG) == 0; ++i) std::this_thread::sleep_for(1ms);
 }
 
-void RunnerCandidate::start(const std::string& text) {
-  if (text.size() >= runner::kTextBytes) throw TaskError{"the candidate's process cannot be started: its paths are too long"};
-  runner::write_text(h_, text);
-  h_->op = Op::START;
-  h_->command.ring(1);
+RunnerCandidate::CpuReading RunnerCandidate::read_cpu() const {
+  CpuReading r;
+  timespec t{};
+  if (have_cpu_clock_ && ::clock_gettime(cpu_clock_, &t) == 0) {
+    r.process_ns = static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+  }
+  // The first thread's own count (/proc/PID/task/PID/schedstat: nanoseconds on a CPU first).
+  std::ifstream stat("/proc/" + std::to_string(pid_) + "/task/" + std::to_string(pid_) + "/schedstat");
+  long long loop = -1;
+  if (stat >> loop) r.loop_ns = loop;
+  return r;
 }
 
-void RunnerCandidate::request(Op op, std::chrono::microseconds spin) {
+void RunnerCandidate::close_outside_window() {
+  if (at_reply_.process_ns < 0 && at_reply_.loop_ns < 0) return;
+  // Read only once the loop sleeps: the kernel adds a running thread's time when it stops, and a
+  // candidate that answered early is still at work here.
+  const auto deadline = std::chrono::steady_clock::now() + kAsleepWithin;
+  for (;;) {
+    auto census = sandbox::thread_census(pid_);
+    if (!census || !census->leader_running) break;  // asleep, or gone (the request ends this process like it)
+    if (std::chrono::steady_clock::now() >= deadline) {
+      still_running_ = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+  const CpuReading now = read_cpu();
+  if (now.loop_ns >= 0 && at_reply_.loop_ns >= 0) loop_outside_.add(now.loop_ns - at_reply_.loop_ns);
+  if (now.process_ns >= 0 && at_reply_.process_ns >= 0) process_outside_.add(now.process_ns - at_reply_.process_ns);
+  at_reply_ = CpuReading{};
+}
+
+void RunnerCandidate::request(Op op) {
+  close_outside_window();  // already closed by arm() before a timed call's clock started
   h_->op = op;
   h_->command.ring(++seq_);
-  wait_for_reply(spin);
-}
-
-void RunnerCandidate::wait_for_reply(std::chrono::microseconds spin) {
   const auto runner_alive = [this] {
     int status = 0;
     pid_t r = ::waitpid(pid_, &status, WNOHANG);
@@ -108,28 +164,52 @@ void RunnerCandidate::wait_for_reply(std::chrono::microseconds spin) {
     if (r < 0 && errno == ECHILD) _exit(1);  // cannot happen: the runner is our child
     return true;
   };
-  h_->reply.wait_for(seq_, spin, 20ms, runner_alive);
+  h_->reply.wait_for(seq_, kReplySpin, 20ms, runner_alive);
+  at_reply_ = read_cpu();
 }
 
-nlohmann::json RunnerCandidate::read_report() {
-  wait_for_reply(0us);
-  nlohmann::json report = nlohmann::json::parse(runner::read_text(h_), nullptr, false);
-  if (!report.is_object()) report = {{"report_error", "the runner's confinement report is not a JSON object"}};
-  return report;
-}
-
-nlohmann::json RunnerCandidate::read_set_up_report() {
-  nlohmann::json report = read_report();
+nlohmann::json RunnerCandidate::start(const std::string& text) {
+  if (text.size() >= runner::kTextBytes) throw TaskError{"the candidate's process cannot be started: its paths are too long"};
+  runner::write_text(h_, text);
+  h_->op = Op::START;
+  h_->command.ring(1);
+  const auto runner_alive = [this] {
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      throw TaskError{"the candidate's process ended before it was set up (" +
+                      std::string(WIFSIGNALED(status) ? "signal " + std::to_string(WTERMSIG(status))
+                                                      : "exit code " + std::to_string(WEXITSTATUS(status))) +
+                      "): " + runner::read_text(h_)};
+    }
+    return true;
+  };
+  h_->reply.wait_for(1, 0us, 20ms, runner_alive);
+  at_reply_ = read_cpu();
   if (h_->rc != 0) throw TaskError{"the candidate's process could not set itself up: " + runner::read_text(h_)};
+  nlohmann::json report = nlohmann::json::parse(runner::read_text(h_), nullptr, false);
+  if (!report.is_object()) report = {{"report_error", "the runner's set-up report is not a JSON object"}};
   auto census = sandbox::thread_census(pid_);
   if (!census) throw TaskError{"cannot count the candidate process's threads: " + census.error().message};
   threads_ = census->n_threads;
   report["threads_between_calls"] = census->n_threads;
+  report["separate"] = true;
+  // What it records of every call below Python; its records are then required (a missing one is refused).
+  expects_op_record_ = report.value("op_record", false);
+  expects_launch_record_ = report.value("launch_audit", false);
   return report;
 }
 
+nlohmann::json RunnerCandidate::set_idle_calls(const std::vector<double>& times_ms) {
+  std::vector<double> us;
+  for (double t : times_ms) us.push_back(t * 1000.0);
+  const SampleStats stats = summarize(us);
+  idle_call_ms_ = stats.median / 1000.0;
+  return {{"idle_call_us", stats.median}, {"idle_call_p10_us", stats.p10}, {"idle_call_p90_us", stats.p90},
+          {"n_idle_calls", stats.n}, {"measured", "before the candidate was loaded"}};
+}
+
 std::optional<LoadOutcome> RunnerCandidate::load() {
-  request(Op::LOAD, 0us);
+  request(Op::LOAD);
   if (h_->rc == runner::kLoaded) return std::nullopt;
   LoadOutcome failed;
   failed.status = h_->rc == runner::kNoEntryPoint ? common::Status::FORMAT_ERROR : common::Status::RUNTIME_ERROR;
@@ -155,25 +235,61 @@ common::Fallible RunnerCandidate::stage_tensors(std::vector<py::object>& inputs,
 }
 
 common::Fallible RunnerCandidate::arm() {
-  request(Op::ARM, 1000ms);
+  close_outside_window();  // before the clock starts: the call's request finds it closed
   return common::Ok{};
 }
 
 common::Fallible RunnerCandidate::idle_call() {
-  request(Op::IDLE, 5ms);
-  request(Op::PING, 5ms);
+  request(Op::IDLE);
   return common::Ok{};
 }
 
 CallOutcome RunnerCandidate::call(CallArgs&, void*) {
   CallOutcome out;
-  request(Op::CALL, 5ms);
-  request(Op::PING, 5ms);
+  call_requested();
   if (h_->rc != 0) {
     std::string message = runner::read_text(h_);
     out.failure = CallFailure{message.empty() ? "kernelrl_forward failed" : message};
   }
   return out;
+}
+
+void RunnerCandidate::call_requested() {
+  request(Op::CALL);
+  record_pending_ = true;
+}
+
+std::optional<std::string> RunnerCandidate::refused_by_record() const {
+  if (!rules_.torch_operators && !rules_.foreign_kernels) return std::nullopt;
+  const nlohmann::json record = nlohmann::json::parse(runner::read_audit_text(h_), nullptr, false);
+  if (!record.is_object()) {
+    return "the candidate's process gave no record of the call's operators and kernels (its record below Python was "
+           "overwritten)";
+  }
+  if (rules_.torch_operators && expects_op_record_) {
+    const auto ops = record.value("ops", nlohmann::json());
+    if (!ops.is_object() || !ops.contains("refused")) return "the call's record of PyTorch operators is missing";
+    if (!ops.value("intact", false)) {
+      return "the candidate switched off the record of the PyTorch operators its calls run (RecordFunction)";
+    }
+    if (!ops["refused"].empty()) {
+      return "ModelNew.forward ran PyTorch operators instead of the candidate's own kernels: " +
+             first_names(ops["refused"]) +
+             " (kernelbench candidates may use torch only to allocate, view, copy or fill tensors)";
+    }
+  }
+  if (rules_.foreign_kernels && expects_launch_record_) {
+    const auto launches = record.value("launches", nlohmann::json());
+    if (!launches.is_object() || !launches.contains("foreign_kernels")) return "the call's record of GPU launches is missing";
+    if (!launches.value("audit_intact", false)) {
+      return "the candidate switched off the record of the GPU kernels its calls launch (CUPTI)";
+    }
+    if (launches.value("n_foreign", 0) + launches.value("n_foreign_between_calls", 0) > 0) {
+      return "the candidate's process launched GPU kernels that are not its own: " +
+             first_names(launches["foreign_kernels"]) + " (candidates compute with the kernels they define, not a library's)";
+    }
+  }
+  return std::nullopt;
 }
 
 // Params the call changed are copied back into the reference's, so the checker sees the change
@@ -189,11 +305,36 @@ common::Fallible RunnerCandidate::collect(CallArgs&) {
   return common::Ok{};
 }
 
-// The runner must be back to its own threads between calls: any other is the candidate's, still
-// running after the call that started it returned (or started at load): it could work before the
-// clock, finish a call after it was timed, answer the doorbells in the loop's place or burn the CPU
-// the reference is timed on. The kernel's count is read after the threads a call joined left it.
+// Between calls the runner must be back to its own threads, and asleep: any other thread is the
+// candidate's, still running after the call that started it returned (or started at load), and CPU
+// time spent between an answer and the next request is work the child did not time (ahead of a
+// call from inputs already staged, or after answering early). Both are read from the kernel.
 std::optional<std::string> RunnerCandidate::refusal_between_calls() {
+  if (record_pending_) {
+    record_pending_ = false;
+    request(Op::RECORD);
+    if (auto refused = refused_by_record()) return refused;
+  }
+  if (still_running_) {
+    return "the candidate's process was still running " + std::to_string(kAsleepWithin.count()) +
+           " ms after answering the evaluator: work outside the calls escapes the timer";
+  }
+  const auto outside = [](const char* who, std::int64_t ns, std::int64_t limit_ns, const std::string& what) {
+    return std::string("the candidate's ") + who + " used " + std::to_string(ns / 1000) + " us of CPU time " + what +
+           " (at most " + std::to_string(limit_ns / 1000) + " us): work outside the calls escapes the timer";
+  };
+  if (loop_outside_.max_ns > kMaxLoopOutsideNs) {
+    return outside("process's first thread", loop_outside_.max_ns, kMaxLoopOutsideNs,
+                   "between two requests of the evaluator");
+  }
+  if (const std::int64_t allowed = kLoopOutsideBudgetNs + loop_outside_.n * kLoopOutsidePerRequestNs;
+      loop_outside_.total_ns > allowed) {
+    return outside("process's first thread", loop_outside_.total_ns, allowed,
+                   "in all between " + std::to_string(loop_outside_.n) + " requests of the evaluator");
+  }
+  if (process_outside_.max_ns > kMaxProcessOutsideNs) {
+    return outside("process", process_outside_.max_ns, kMaxProcessOutsideNs, "between two requests of the evaluator");
+  }
   auto census = sandbox::census_after_joins(pid_, kJoinGrace, threads_);
   if (!census) return std::nullopt;  // the runner is gone: the next request ends this process like it
   if (census->leader_alive && census->n_threads <= threads_) return std::nullopt;
@@ -204,6 +345,16 @@ std::optional<std::string> RunnerCandidate::refusal_between_calls() {
   return "the candidate left " + std::to_string(census->n_threads - threads_) +
          " thread(s) of its own running outside its calls: candidates may start threads inside a call but must "
          "join them before returning (work after the return escapes the timer)";
+}
+
+nlohmann::json RunnerCandidate::outside_calls_record() const {
+  return {{"loop_cpu_max_us", loop_outside_.max_ns / 1000.0},
+          {"loop_cpu_total_us", loop_outside_.total_ns / 1000.0},
+          {"process_cpu_max_us", process_outside_.max_ns / 1000.0},
+          {"n_windows", loop_outside_.n},
+          {"loop_cpu_limit_us", kMaxLoopOutsideNs / 1000.0},
+          {"process_cpu_limit_us", kMaxProcessOutsideNs / 1000.0},
+          {"cpu_clock", have_cpu_clock_}};
 }
 
 py::object RunnerCandidate::over(std::byte* at, const py::object& like) const {

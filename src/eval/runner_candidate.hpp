@@ -1,11 +1,15 @@
 // The evaluating child's side of a candidate in a process of its own (runner/protocol.hpp): a
-// Candidate whose calls are requests to the runner. The call's tensors live where both processes
-// see them: the shared pages themselves (host candidates, eval/host_runner.hpp) or a device arena
-// the runner maps through CUDA IPC (native and kernelbench candidates, eval/runner_ahead.hpp).
-// Internal to src/eval.
+// Candidate whose calls are requests to the runner (eval/runner_process.hpp). The call's tensors
+// live where both processes see them: the shared pages themselves (host and CPU kernelbench
+// candidates) or a device arena the runner maps through CUDA IPC (GPU candidates). The child trusts
+// nothing the runner says about time: it observes from outside, through the kernel, what the
+// runner's process does between requests (its threads, its CPU time), and times calls on its own
+// clock less what that clock costs around a call that runs no candidate code, measured before the
+// candidate was loaded (calibrate()). Internal to src/eval.
 #pragma once
 
 #include <sys/types.h>
+#include <time.h>
 
 #include <chrono>
 #include <functional>
@@ -21,21 +25,6 @@
 
 namespace kernelrl::eval {
 
-struct RunnerOptions {
-  // Bounds the bytes of one call's tensors (inputs, params and outputs, each rounded up to the
-  // slot alignment): a call that needs more fails with a message naming the bound.
-  std::size_t tensor_bytes = 0;
-  // ARM evicts the runner's caches before each timed call (a host runner its core's private caches,
-  // a GPU runner the L2 from its own context), after the child's timer flushed its own
-  // (EvalOptions::flush_l2).
-  bool flush_caches = true;
-};
-
-struct RunnerStart {
-  LoadOutcome loaded;        // a Candidate that calls into the runner, or why there is none
-  nlohmann::json isolation;  // the runner's own layers, as it reported them
-};
-
 // Where the call's tensors live in this process.
 struct RunnerMemory {
   std::byte* data = nullptr;  // slot offsets count from here
@@ -47,33 +36,35 @@ struct RunnerMemory {
   std::shared_ptr<void> owner;  // keeps the memory alive as long as the candidate (a device arena)
 };
 
-// A device arena of `bytes` on this process's device, exported into the header (its device, size and
-// CUDA IPC handle) for a GPU runner to map. Throws TaskError when it cannot be made.
+// A device arena of `bytes` on this process's device, exported into the header (its device, size
+// and CUDA IPC handle) for a GPU runner to map. Throws TaskError when it cannot be made. (An
+// interprocess CUDA event cannot be shared the same way with a confined runner: opening one maps a
+// shared-memory file the runner may not read; H200, 2026-12-04, cudaErrorMapBufferObjectFailed.)
 RunnerMemory device_arena(runner::Header* h, std::size_t bytes);
+
+// What the child refuses of what the runner recorded of a call below Python (audit/).
+struct CallRules {
+  bool torch_operators = false;  // strict kernelbench rules: no PyTorch operators beyond allocation, views, copies
+  bool foreign_kernels = false;  // no kernels but the candidate's own (and those of allowed operators)
+};
 
 class RunnerCandidate : public Candidate {
  public:
-  // `threads`: how many threads the runner has when no call runs (1 for a forked host runner; a GPU
-  // runner also keeps the CUDA driver's, counted after its set-up).
-  RunnerCandidate(sandbox::SharedPages pages, pid_t pid, RunnerMemory memory, bool flush_caches, int threads);
+  // `threads`: how many threads the runner may have when no call runs (read again from its set-up).
+  RunnerCandidate(sandbox::SharedPages pages, pid_t pid, RunnerMemory memory, CallRules rules);
   ~RunnerCandidate() override;
 
   runner::Header* header() const { return h_; }
-  void set_threads(int threads) { threads_ = threads; }
 
-  // START for a runner forked ahead (request 1, answered by its set-up report): `text` names what it
-  // serves. Throws TaskError when the text does not fit the header.
-  void start(const std::string& text);
-  // Sends one request and waits for its answer; ends this process like the runner if it died.
-  void request(runner::Op op, std::chrono::microseconds spin);
-  // Waits for the answer to the last request (the runner's first, unasked, is its report).
-  void wait_for_reply(std::chrono::microseconds spin);
-  // Waits for that first answer and reads its text as the runner's confinement report (a JSON
-  // object; one saying so when the text is not one).
-  nlohmann::json read_report();
-  // The same for a runner that sets up a device or an interpreter first (throws TaskError when that
-  // failed: no candidate code ran yet), then counts its threads: all it may have between calls.
-  nlohmann::json read_set_up_report();
+  // START (request 1): `text` names what the runner serves. Waits for its set-up report (a JSON
+  // object: its confinement), counts its threads (all it may have between calls) and returns the
+  // report. Throws TaskError when the runner could not set itself up (no candidate code ran yet).
+  nlohmann::json start(const std::string& text);
+  // The times of IDLE calls made before the candidate was loaded, timed exactly like its calls will
+  // be (eval/candidate_process.hpp): their median is subtracted from each timed call. Returns the
+  // calibration's record (median, spread, count).
+  nlohmann::json set_idle_calls(const std::vector<double>& times_ms);
+  double idle_call_ms() const { return idle_call_ms_; }
   // LOAD: nullopt when the candidate loaded there, else why not (FORMAT_ERROR: no entry point).
   std::optional<LoadOutcome> load();
 
@@ -86,24 +77,64 @@ class RunnerCandidate : public Candidate {
   CallOutcome call(CallArgs&, void*) override;
   common::Fallible collect(CallArgs&) override;
   bool uses_preallocated_outputs() const override { return true; }
+  bool in_another_process() const override { return true; }
   bool in_another_cuda_context() const override { return memory_.cuda_device >= 0; }
   std::optional<std::string> refusal_between_calls() override;
+  // What the child saw of the runner between requests: its CPU time there (max, total).
+  nlohmann::json outside_calls_record() const;
 
  protected:
   enum class Group { PARAMS, INPUTS, OUTPUTS };  // laid out in this order in the data region
+  // Sends one request and waits for its answer; ends this process like the runner if it died.
+  void request(runner::Op op);
+  // request(CALL), its record to be asked for (RECORD) and judged at the next check between calls.
+  void call_requested();
   // stage(): inputs and outputs placed in the shared memory, the staging settled.
   common::Fallible stage_tensors(std::vector<pybind11::object>& inputs, std::vector<pybind11::object>& outputs);
   common::Fallible place(std::vector<pybind11::object>& values, Group group);
   pybind11::object over(std::byte* at, const pybind11::object& like) const;
+  // The last CALL's record (the runner's audit text): a refusal under `rules_`, or nullopt.
+  std::optional<std::string> refused_by_record() const;
 
  private:
+  // The runner's CPU time in nanoseconds (-1 where it cannot be read: gone): its first thread's (the
+  // loop's) and the whole process's. Up to date for threads not on a CPU, and for the loop's, which
+  // brings it up to date before each answer (runner::answer).
+  struct CpuReading {
+    std::int64_t loop_ns = -1;
+    std::int64_t process_ns = -1;
+  };
+  CpuReading read_cpu() const;
+  // CPU time counted in the windows between an answer and the next request.
+  struct Outside {
+    std::int64_t max_ns = 0, total_ns = 0, n = 0;
+    void add(std::int64_t ns) {
+      ns = ns < 0 ? 0 : ns;
+      max_ns = ns > max_ns ? ns : max_ns;
+      total_ns += ns;
+      ++n;
+    }
+  };
+  // Ends the window that started at the runner's last answer: once its loop is seen asleep, the CPU
+  // time it spent since then is counted (or it is marked still running after kAsleepWithin).
+  void close_outside_window();
 
   sandbox::SharedPages pages_;
   runner::Header* h_;
   pid_t pid_;
   RunnerMemory memory_;
-  int threads_;
+  CallRules rules_;
+  int threads_ = 1;
   std::uint32_t seq_ = 1;
+  clockid_t cpu_clock_{};
+  bool have_cpu_clock_ = false;
+  CpuReading at_reply_;                // when its last answer came; -1s: no window open
+  bool still_running_ = false;         // its loop was not asleep kAsleepWithin after an answer
+  bool record_pending_ = false;        // a CALL was answered whose record was not yet asked for
+  bool expects_op_record_ = false;     // the runner said it records PyTorch operators (kernelbench)
+  bool expects_launch_record_ = false; // the runner said it records GPU launches
+  Outside loop_outside_, process_outside_;
+  double idle_call_ms_ = 0;
   std::vector<pybind11::object> params_;
   std::vector<runner::TensorSlot> param_slots_, input_slots_, output_slots_;
   std::size_t params_end_ = 0, inputs_end_ = 0;

@@ -15,6 +15,7 @@ int calls_in_phase(const EvalOptions& options, Phase phase) {
     case Phase::TIMING:
     case Phase::REF_TIMING: return std::max(0, options.n_warmup) + std::max(1, options.min_reps) + kClosingAudits;
     case Phase::SETUP:
+    case Phase::CALIBRATION:
     case Phase::LOAD: return 0;
   }
   return 0;

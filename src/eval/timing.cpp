@@ -34,12 +34,18 @@ class GpuTimer : public CallTimer {
 
 // For work in another process's CUDA context: events of this context around it would time the
 // GPU's switch between the two contexts (~0.3 ms on an H200 without MPS: docs/security.md). This
-// context's flush is waited for before the clock starts (the other process's ARM enqueues its own
-// after it); the end waits for this context and the call itself has already waited for the other's.
+// context's flush is waited for before the clock starts (the other process's call begins with a
+// flush of its own, enqueued, which its launches queue behind); the clock stops when this context's
+// end mark (gpu::EndMark) has run, which the GPU does only after the other context's work (or its
+// time slice) is over: the other process's answer alone never stops the clock. The idle calls
+// subtracted from every call have both switches too.
 class GpuHostClockTimer : public CallTimer {
  public:
   explicit GpuHostClockTimer(void* stream) : stream_(stream) {}
-  common::Fallible init(std::int64_t l2_bytes) { return flusher_.init(l2_bytes); }
+  common::Fallible init(std::int64_t l2_bytes) {
+    if (auto s = flusher_.init(l2_bytes); !s) return s;
+    return end_mark_.init();
+  }
 
  protected:
   common::Fallible flush() override {
@@ -51,14 +57,17 @@ class GpuHostClockTimer : public CallTimer {
     return common::Ok{};
   }
   common::Expected<double> stop_ms() override {
+    if (auto s = end_mark_.mark_and_wait(stream_); !s) return s.error();
+    const auto t1 = std::chrono::steady_clock::now();
     if (auto s = gpu::synchronize_and_check(); !s) return s.error();
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0_).count();
+    return std::chrono::duration<double, std::milli>(t1 - t0_).count();
   }
   common::Fallible settle() override { return gpu::synchronize_and_check(); }
 
  private:
   void* stream_;
   gpu::L2Flusher flusher_;
+  gpu::EndMark end_mark_;
   std::chrono::steady_clock::time_point t0_;
 };
 

@@ -16,9 +16,9 @@ namespace kernelrl::eval {
 class CallTimer {
  public:
   // cuda: time with events on `stream` and flush L2 (`l2_bytes`); else host clock and a flush of
-  // the CPU's last-level cache. cuda and host_clock: flush L2, then time on the host clock from
-  // the call's start (after `arm`) to the end of a device synchronisation (for a candidate whose GPU
-  // work runs in another process's context).
+  // the CPU's last-level cache. cuda and host_clock (a candidate whose GPU work runs in another
+  // process's context): flush L2, then the host clock from the call's start (after `arm`) to the
+  // end of an end mark of this context (gpu::EndMark).
   static common::Expected<std::unique_ptr<CallTimer>> create(bool cuda, void* stream, std::int64_t l2_bytes,
                                                              bool host_clock = false);
   virtual ~CallTimer() = default;

@@ -19,10 +19,11 @@
 #include "common/fs.hpp"
 #include "common/hash.hpp"
 #include "common/line_io.hpp"
+#include "common/report_mac.hpp"
 #include "eval/child_eval.hpp"
 #include "eval/phases.hpp"
 #include "eval/protocol.hpp"
-#include "eval/runner_ahead.hpp"
+#include "eval/runner_process.hpp"
 #include "sandbox/child_process.hpp"
 #include "sandbox/device_lock.hpp"
 #include "eval/tamper_guard.hpp"
@@ -100,9 +101,8 @@ WorkerReply error_reply(std::string message) {
 // oldest child forked ahead of time ("warm", which has created its CUDA context meanwhile) over
 // that child's own pipe, and warm children are forked at once up to `n_warm` (WorkerSettings::
 // warm_children): creating a context takes longer than evaluating a small kernel.
-// A candidate that runs in a process of its own (native on a GPU, kernelbench) has it forked by its
-// child at the child's start (eval/runner_ahead.hpp): warm children get the kind the last
-// evaluation had.
+// A candidate runs in a process of its own, which its child starts at the child's start
+// (eval/runner_process.hpp): warm children get the kind the last evaluation had.
 // The worker holds the device lock for its child, in the mode the child's current phase needs.
 class Server {
  public:
@@ -121,31 +121,38 @@ class Server {
       if (!t) return error_reply(t.error().message);
       task = *t;
     }
-    if (child.format == common::Format::KERNELBENCH && !torch_settled_) {
-      // torch's one-time lazy set-up, once here instead of in every child; children forked before
+    // A child with a runner serves a request that needs none too (the runner idles and dies with it).
+    const RunnerKind runner = runner_kind(child);
+    if (child.format == common::Format::KERNELBENCH && runner == RunnerKind::NONE && !torch_settled_) {
+      // A kernelbench candidate in the child (a baseline): torch's one-time lazy set-up, which its
+      // operator audit would trigger, once here instead of in every child; children forked before
       // it would each redo it (seconds), so they are replaced.
       eval::settle_torch_lazy_state();
       torch_settled_ = true;
       drop_warm();
     }
-    // A child with a runner serves a request that needs none too (the runner idles and dies with it).
-    const RunnerKind runner = runner_kind(child);
     if (child.op == ChildOp::EVAL) expect_runner_ = runner;
+    // The key this evaluation's child signs its report lines with: only the child has it.
+    const std::string key = common::new_report_key();
+    if (key.empty()) return error_reply("cannot draw a key for the evaluation's report channel (getrandom failed)");
     std::optional<Child> current;
     if (!warm_.empty() && warm_.front().device == child.device &&
         (warm_.front().runner == runner || runner == RunnerKind::NONE) &&
         child.op != ChildOp::DEVICE_INFO &&
         common::write_all(warm_.front().handle.request_fd,
-                          nlohmann::json(WorkerRequest{task_path, child, steady_ns()}).dump() + "\n")) {
+                          nlohmann::json(WorkerRequest{task_path, child, steady_ns(), key}).dump() + "\n")) {
       current = std::move(warm_.front());
       warm_.pop_front();
     } else {
       drop_warm();
-      current = spawn(child.device, runner, [this, task, child](int report_fd, int request_fd) {
-        eval::run_child(task, child, report_fd, request_fd);
+      current = spawn(child.device, runner, [task, child, key](int report_fd, int request_fd) {
+        ChildStart start;
+        start.report_key = key;
+        eval::run_child(task, child, report_fd, request_fd, start);
       });
       if (!current) return error_reply("cannot start an evaluation process in " + scratch_root_.string());
     }
+    current->handle.report_key = key;
     // The next children create their CUDA contexts while this one runs.
     if (child.op != ChildOp::DEVICE_INFO) {
       while (warm_.size() < n_warm_) spawn_warm(child.device, expect_runner_);
@@ -187,7 +194,7 @@ class Server {
   // worker's included).
   void enter_child() { task::python_after_fork_child(); }
 
-  // Forks a child in a fresh scratch folder that runs `body(report_fd, request_fd)`, first forking
+  // Forks a child in a fresh scratch folder that runs `body(report_fd, request_fd)`, first starting
   // its candidate's runner of kind `runner`.
   std::optional<Child> spawn(const std::string& device, RunnerKind runner, const std::function<void(int, int)>& body) {
     auto dir = common::make_temp_dir(scratch_root_, "child-");
@@ -196,7 +203,7 @@ class Server {
     w.handle = sandbox::spawn_child(
         [this, &body, &device, runner](int report_fd, int request_fd) {
           enter_child();
-          if (runner != RunnerKind::NONE) eval::fork_runner_ahead(runner, device);
+          if (runner != RunnerKind::NONE) eval::start_runner_ahead(runner, device);
           body(report_fd, request_fd);
         },
         dir->string());
@@ -222,7 +229,7 @@ class Server {
       // How long the request waited for this child's CUDA context.
       const double waited_ms = std::max<std::int64_t>(0, ready_ns - request.handed_at_ns.value_or(ready_ns)) / 1e6;
       eval::run_child_loading_task(request.task, request.child, report_fd, request_fd,
-                                   eval::ChildStart{waited_ms, prepare_ms, 0});
+                                   eval::ChildStart{waited_ms, prepare_ms, 0, request.report_key});
     });
     if (warm) warm_.push_back(std::move(*warm));
   }

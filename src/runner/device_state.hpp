@@ -1,7 +1,8 @@
 // What a GPU runner keeps of its own CUDA context (runner/device_runner.hpp for native candidates,
-// eval/kernelbench_serve.hpp for kernelbench ones): the child's arena mapped through CUDA IPC, a
-// stream, and a buffer of twice the L2 to flush it with. Plain CUDA runtime calls, never torch's:
-// a kernelbench candidate shares the runner's interpreter and could intercept torch's.
+// eval/kernelbench_serve.hpp for kernelbench ones): the child's arena, opened through CUDA IPC, the
+// stream native candidates are given, and a buffer of twice the L2 to flush it with. Plain CUDA
+// runtime calls, never torch's: a kernelbench candidate shares the runner's interpreter and could
+// intercept torch's.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -14,7 +15,7 @@
 namespace kernelrl::runner {
 
 struct DeviceState {
-  cudaStream_t stream = nullptr;
+  cudaStream_t stream = nullptr;  // the stream a native candidate is given
   void* flush_buffer = nullptr;
   std::size_t flush_bytes = 0;
   unsigned flushes = 0;
@@ -25,10 +26,11 @@ struct DeviceState {
 // error text, or empty.
 std::string set_up_device(const Header* h, DeviceState& s, void*& arena);
 
-// ARM: fills twice the L2 from this context, evicting what the last call (or the child's staging)
-// left there. Only enqueued on the runner's stream: the call's work queues behind it (the legacy
-// default stream, torch's, waits for this blocking stream), so the launches of its first kernels
-// are hidden behind the flush as in process; the call's end waits for it (finish_device).
+// First in a call (and in an idle call, so both are timed alike): fills twice the L2 from this
+// context, only enqueued on the runner's stream: the call's kernels queue behind it (the legacy
+// default stream, torch's, waits for this blocking stream), so their launches are hidden behind
+// the flush as they are behind the timer's flush in one process. The child has flushed L2 itself
+// before the clock started; this flush is the launches' cover, and is in the idle calls too.
 void flush_device(void* state);
 
 // After the candidate returned: all of its work, on any stream of this context, ends inside the

@@ -1,9 +1,7 @@
 #include "runner/protocol.hpp"
 
 #include <dlfcn.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +15,8 @@ namespace kernelrl::runner {
 namespace {
 
 using namespace std::chrono_literals;
+
+constexpr std::chrono::milliseconds kParentCheck = std::chrono::hours(1);
 
 void build_views(const Header* h, const RunnerHooks& hooks, int first, int n, Views& out) {
   out.views.assign(static_cast<std::size_t>(n), DLTensor{});
@@ -111,22 +111,40 @@ void write_text(Header* h, const std::string& s) {
 
 std::string read_text(const Header* h) { return std::string(h->text, strnlen(h->text, kTextBytes - 1)); }
 
-void begin_forked_runner(sandbox::SharedPages& pages, pid_t parent) {
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != parent) _exit(1);
-  pages.drop_descriptor();
-  ::syscall(SYS_close_range, 3u, ~0u, 0u);
+void write_audit_text(Header* h, const std::string& s) {
+  const std::size_t n = s.size() < kAuditTextBytes ? s.size() : 0;  // a record cut short would not parse
+  std::memcpy(h->audit_text, s.data(), n);
+  h->audit_text[n] = '\0';
+}
+
+std::string read_audit_text(const Header* h) {
+  return std::string(h->audit_text, strnlen(h->audit_text, kAuditTextBytes - 1));
+}
+
+void answer(Header* h, std::uint32_t seq) {
+  timespec t{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  h->reply.ring(seq);
+}
+
+bool wait_for_request(Header* h, std::uint32_t seq, pid_t parent) {
+  // Asleep, no spinning: the wake-up's cost is in every timed call and in the idle calls the child
+  // subtracts alike, and CPU time this process spends between requests is refused. Not even woken
+  // to poll: a wake-up after a long sleep cost 100-500 us of CPU time on the development VM (its
+  // honest host fixtures were refused for it); the parent's death ends this process by
+  // PR_SET_PDEATHSIG, and the parent is checked once an hour besides.
+  return h->command.wait_for(seq, 0us, kParentCheck, [parent] { return ::getppid() == parent; });
 }
 
 std::string wait_for_start(Header* h, pid_t parent) {
-  if (!wait_for_request(h, 1, Op::EXIT, parent) || h->op != Op::START) _exit(1);
+  if (!wait_for_request(h, 1, parent) || h->op != Op::START) _exit(1);
   return read_text(h);
 }
 
 void answer_set_up(Header* h, const std::string& report) {
   write_text(h, report);
   h->rc = 0;
-  h->reply.ring(1);
+  answer(h, 1);
 }
 
 void fail_set_up(Header* h, const std::string& why) {
@@ -137,45 +155,36 @@ void fail_set_up(Header* h, const std::string& why) {
   _exit(1);
 }
 
-bool wait_for_request(Header* h, std::uint32_t seq, Op last, pid_t parent) {
-  // After an ARM the next request is a timed call: spin for it, so its start costs no wake-up.
-  // After a call, spin too: in timing the reference's call comes next, in the child, which spins
-  // through the candidate's call; so each is timed while the other process spins (a busy
-  // neighbour core slows a core by 10-20% on a VM), and the ratio stays fair.
-  const auto spin = last == Op::ARM ? 200ms : last == Op::CALL || last == Op::IDLE || last == Op::PING ? 50ms : 0ms;
-  return h->command.wait_for(seq, spin, 1000ms, [parent] { return ::getppid() == parent; });
-}
-
 void serve(Header* h, pid_t parent, const std::string& artifact, const RunnerHooks& hooks) {
   std::uint32_t seq = 1;
   forward_fn fn = nullptr;
   Views in, params, out;
-  Op last = Op::LOAD;
   for (;;) {
     ++seq;
-    if (!wait_for_request(h, seq, last, parent)) _exit(1);
-    last = h->op;
+    if (!wait_for_request(h, seq, parent)) _exit(1);
     switch (h->op) {
       case Op::LOAD:
         h->rc = load(h, artifact, fn);
         break;
-      case Op::ARM:
-        if (h->flush_caches && hooks.flush) hooks.flush(hooks.state);
-        h->rc = 0;
-        break;
       case Op::CALL:
+        if (hooks.before_call) hooks.before_call(hooks.state);
+        if (hooks.begin_record) hooks.begin_record(hooks.state);
         h->rc = fn ? call(h, hooks, fn, in, params, out) : 1;
         break;
+      case Op::RECORD:
+        write_audit_text(h, hooks.call_record ? hooks.call_record(hooks.state) : std::string("{}"));
+        h->rc = 0;
+        break;
       case Op::IDLE:
+        if (hooks.before_call) hooks.before_call(hooks.state);
         if (hooks.finish) hooks.finish(hooks.state);  // a broken context is the next call's to report
         h->rc = 0;
         break;
-      case Op::PING:  // leaves rc and text to the call before it
-        break;
       default:
+        std::fflush(nullptr);
         _exit(0);
     }
-    h->reply.ring(seq);
+    answer(h, seq);
   }
 }
 

@@ -1,12 +1,11 @@
-// The protocol between an evaluating child and the process that runs its candidate (the "runner"):
-// pages both map, a header in them saying what to do and where a call's tensors are, and one
-// doorbell each way. The child keeps the checker, the reference, the seeds and the report channel;
-// the runner holds only the candidate's library and the tensors it is given. Host candidates' runner
-// is forked from the child (eval/host_runner.hpp) and sees the tensors in the pages themselves; a
-// native GPU candidate's (runner/device_runner.hpp) and a kernelbench candidate's
-// (eval/kernelbench_serve.hpp) are forked by the child at its start, before it has anything of its
-// evaluation (eval/runner_ahead.hpp), get ready, wait for START, and see the tensors in the child's
-// device arena, mapped through CUDA IPC (a kernelbench one on the CPU: in the pages).
+// The protocol between an evaluating child and the process that runs its candidate (the "runner",
+// a program of its own: tools/runner): pages both map (a memory file the child creates and the
+// runner inherits as one descriptor), a header in them saying what to do and where a call's tensors
+// are, and one doorbell each way. The child keeps the checker, the reference, the seeds, the clock
+// and the report channel; the runner holds only the candidate and the tensors it is given. Nothing
+// the runner writes here is trusted beyond its bounds: the child reads rc and bounded texts, never
+// a size or an offset, and decides the verdict and the time from what it observes itself
+// (docs/security.md, "One isolation design").
 #pragma once
 
 #include <kernelrl/abi.h>
@@ -24,30 +23,26 @@ namespace kernelrl::runner {
 constexpr int kMaxTensors = 256;
 constexpr int kMaxDims = 16;
 constexpr std::size_t kTextBytes = 4096;
-constexpr std::size_t kAuditTextBytes = 1024;
+constexpr std::size_t kAuditTextBytes = 16384;  // a record with a few foreign kernels' mangled names
 constexpr std::size_t kIpcHandleBytes = 64;  // sizeof(cudaIpcMemHandle_t)
 
-// PING follows every CALL inside the timed region: the runner answers it only from its loop, so a
-// candidate that rings the CALL's reply itself and works on has that work timed all the same.
-// ARM is the last step before a timed call: the runner evicts its caches (the CPU's, waited for; or
-// the GPU's L2 from its own context, only enqueued: the call's first kernels queue behind that flush
-// as they do behind the child's timer's own in process, so their launch is hidden the same way).
-// IDLE is a call that runs none of the candidate's code: the runner waits for its context and
-// answers, as after a call; the child times ARM, IDLE and PING like a call to learn what its clock
-// costs around one (eval/child_timing.cpp).
-// A kernelbench runner (eval/kernelbench_serve.hpp) also takes ARGS, before a call and outside any
-// timed region: the call's argument list (the text: which argument is which input slot, the others
-// as Python literals), and COLLECT, after a call and outside any timed region: the tensors the call
-// returned, copied into the output slots. A kernelbench runner forked ahead of its evaluation waits
-// for START (request 1; the text: what to set up, as JSON) and answers it with its set-up report.
-enum class Op : std::int32_t { LOAD = 1, ARM = 2, CALL = 3, EXIT = 4, PING = 5, ARGS = 6, COLLECT = 7, START = 8, IDLE = 9 };
+// The requests, in the order an evaluation sends them: START once (the text: what to set up, as
+// JSON; answered with the runner's set-up and confinement report), IDLE calls (no candidate code
+// has been loaded yet: the child learns what its clock costs around a call), LOAD, then for every
+// call of the candidate (kernelbench: ARGS, the call's argument list, before it) a CALL, then,
+// outside any timed region, RECORD (what was recorded of the call below Python, in the audit text)
+// and (kernelbench) COLLECT (the returned tensors copied into the output slots), and EXIT. The runner waits for each request asleep (a futex), never spinning: CPU time it spends
+// between requests is work the child did not ask for (eval/runner_candidate.cpp counts it).
+// On a GPU a CALL and an IDLE first enqueue an L2 flush in the runner's context, so the call's
+// kernels queue behind it and their launch is hidden as it would be in process (idle calls alike).
+enum class Op : std::int32_t { START = 1, LOAD = 2, CALL = 3, IDLE = 4, ARGS = 5, COLLECT = 6, RECORD = 7, EXIT = 8 };
 
 // Load outcomes in Header::rc.
 constexpr std::int32_t kLoaded = 0, kCannotLoad = 1, kNoEntryPoint = 2;
 
-// A kernelbench call's outcome in Header::rc: it failed (the text says why: RUNTIME_ERROR), broke a
-// rule (REJECTED), or returned outputs that do not fit the output slots (their count, shapes and
-// dtypes are in Header::returned, for the checker to name the difference).
+// A call's outcome in Header::rc: it failed (the text says why: RUNTIME_ERROR), broke a rule
+// (REJECTED), or (kernelbench) returned outputs that do not fit the output slots (their count,
+// shapes and dtypes are in Header::returned, for the checker to name the difference).
 constexpr std::int32_t kCallDone = 0, kCallFailed = 1, kCallRefused = 2, kCallWrongOutputs = 3;
 constexpr int kMaxReturned = 64;
 
@@ -59,24 +54,22 @@ struct TensorSlot {
 };
 
 // The start of the shared pages. The child writes op, the counts and the slots, then rings
-// `command`; the runner writes rc and text, then rings `reply`. The runner's process holds the
-// candidate, so the child takes from here only rc and a bounded text, never a size or an offset.
+// `command`; the runner writes rc and the texts, then rings `reply`.
 struct Header {
   sandbox::Doorbell command;  // child -> runner: the number of the request
   sandbox::Doorbell reply;    // runner -> child: the number of the request answered
   Op op;
-  std::int32_t flush_caches;  // ARM: evict the caches first (the child's timer flushes its own)
   std::int32_t rc;
-  std::int32_t audit_ops;  // kernelbench CALL: run under the PyTorch operator audit, refused ones in audit_text
   std::int32_t n_inputs, n_params, n_outputs;
   // A kernelbench CALL answered kCallWrongOutputs: what it returned (offset unused; ndim -1: not a tensor).
   std::int32_t n_returned;
   TensorSlot returned[kMaxReturned];
   TensorSlot slots[kMaxTensors];
   char text[kTextBytes];
-  char audit_text[kAuditTextBytes];  // the refused operators of an audited kernelbench CALL, one per line
+  // What the runner recorded of the call below Python (audit/): one JSON object, {} when nothing.
+  char audit_text[kAuditTextBytes];
   // A GPU runner's arena: the device the child uses and the cudaIpcMemHandle_t of its allocation,
-  // written before the runner starts; arena_bytes bounds every slot (checked by the runner).
+  // written before START; arena_bytes bounds every slot (checked by the runner).
   std::int32_t device;
   std::uint64_t arena_bytes;
   unsigned char ipc_handle[kIpcHandleBytes];
@@ -85,6 +78,8 @@ constexpr std::size_t kDataOffset = (sizeof(Header) + 4095) / 4096 * 4096;
 
 void write_text(Header* h, const std::string& s);
 std::string read_text(const Header* h);
+void write_audit_text(Header* h, const std::string& s);
+std::string read_audit_text(const Header* h);
 
 // ABI views of slots, rebuilt for every call (a call may scribble on the last ones).
 struct Views {
@@ -95,22 +90,34 @@ struct Views {
 // The candidate's entry point (kernelrl/abi.h).
 using forward_fn = int (*)(const DLTensor*, int, const DLTensor*, int, DLTensor*, int, void*);
 
-// What a runner does around the protocol's requests; each reports failures through the header's text.
+// What a native or host runner does around the protocol's requests; each reports failures through
+// the header's text.
 struct RunnerHooks {
-  std::byte* data = nullptr;             // where slot offsets start in this process
-  std::uint64_t data_bytes = 0;          // slots past it are refused
-  DLDevice device{kDLCPU, 0};            // the views' device
-  void* stream = nullptr;                // passed to kernelrl_forward
-  void (*flush)(void* state) = nullptr;  // ARM with flush_caches
-  // After kernelrl_forward returned 0: nullptr when the call's work ended cleanly, else why not.
+  std::byte* data = nullptr;     // where slot offsets start in this process
+  std::uint64_t data_bytes = 0;  // slots past it are refused
+  DLDevice device{kDLCPU, 0};    // the views' device
+  void* stream = nullptr;        // passed to kernelrl_forward
+  // First in a CALL and an IDLE: the runner's L2 flush, enqueued (a GPU runner).
+  void (*before_call)(void* state) = nullptr;
+  // Right before the candidate's code in a CALL: the call's record starts.
+  void (*begin_record)(void* state) = nullptr;
+  // After kernelrl_forward returned 0 (and after an IDLE): nullptr when the call's work ended
+  // cleanly, else why not.
   const char* (*finish)(void* state) = nullptr;
+  // RECORD, after the call's end and outside the timed region: what was recorded of the last call
+  // (its launches), as the audit text's JSON; may be null.
+  std::string (*call_record)(void* state) = nullptr;
   void* state = nullptr;
 };
 
-// First thing in a runner forked by the evaluating child (eval/runner_ahead.hpp): it dies with
-// `parent` (and exits 1 when `parent` is not its parent any more) and keeps none of the child's
-// descriptors, the report pipe above all (the mapping of `pages` stays).
-void begin_forked_runner(sandbox::SharedPages& pages, pid_t parent);
+// Answers request `seq`: brings the kernel's count of this thread's CPU time up to date (reading its
+// own CPU clock does), then rings. The child counts the runner's CPU time from each answer to the
+// next request (eval/runner_candidate.cpp), so the count must not lag behind the work just done.
+void answer(Header* h, std::uint32_t seq);
+
+// Waits for request `seq` asleep; false when `parent` is gone (PR_SET_PDEATHSIG ends this process
+// first; the parent is also checked once an hour).
+bool wait_for_request(Header* h, std::uint32_t seq, pid_t parent);
 
 // Waits for START (request 1) and returns its text; exits 1 when the parent died first or the
 // request is another.
@@ -121,12 +128,8 @@ std::string wait_for_start(Header* h, pid_t parent);
 void answer_set_up(Header* h, const std::string& report);
 [[noreturn]] void fail_set_up(Header* h, const std::string& why);
 
-// Waits for request `seq`; false when the parent died first. After an ARM the next request is a
-// timed call, and after a call the child times the reference's: the runner spins through both.
-bool wait_for_request(Header* h, std::uint32_t seq, Op last, pid_t parent);
-
-// Serves requests until EXIT (exits 0), the parent's death or a broken request (exits 1). The
-// first reply (request 1) must have been rung by the caller, with its report in the text.
+// Serves a native or host candidate's requests after START (IDLE, LOAD of `artifact`, CALL) until
+// EXIT (exits 0), the parent's death or a broken request (exits 1).
 [[noreturn]] void serve(Header* h, pid_t parent, const std::string& artifact, const RunnerHooks& hooks);
 
 }  // namespace kernelrl::runner

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/report_mac.hpp"
 #include "sandbox/confinement.hpp"
 
 namespace kernelrl::sandbox {
@@ -57,6 +58,10 @@ bool is_phase_line(const nlohmann::json& j) {
 }  // namespace
 
 std::string describe_end(const ChildOutcome& o) {
+  if (o.unauthenticated) {
+    return "wrote a line on its report channel that failed authentication in phase '" + o.last_phase +
+           "' (not the evaluating process's: a forged report?)";
+  }
   if (o.orphaned) return "stopped in phase '" + o.last_phase + "': the process that started the worker ended";
   if (o.timed_out) {
     std::ostringstream s;
@@ -187,6 +192,7 @@ ChildOutcome watch_child(ChildHandle& child, const std::map<std::string, double>
   const std::string& log_path = child.log_path;
   std::map<std::string, double> limits = phase_limits_s;
   bool limits_announced = false;  // only the first phase line carrying limits_s sets them
+  std::uint64_t n_lines = 0;      // lines read, for their MACs' numbers
   auto limit_for = [&](const std::string& phase) {
     auto it = limits.find(phase);
     return it != limits.end() ? it->second : default_limit_s;
@@ -215,9 +221,17 @@ ChildOutcome watch_child(ChildHandle& child, const std::map<std::string, double>
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     buffer.append(chunk, static_cast<std::size_t>(n));
-    for (auto nl = buffer.find('\n'); nl != std::string::npos; nl = buffer.find('\n')) {
+    for (auto nl = buffer.find('\n'); nl != std::string::npos && !out.unauthenticated; nl = buffer.find('\n')) {
       std::string line = buffer.substr(0, nl);
       buffer.erase(0, nl + 1);
+      if (!child.report_key.empty()) {
+        auto raw = common::verified_line(child.report_key, n_lines++, line);
+        if (!raw) {
+          out.unauthenticated = true;
+          break;
+        }
+        line = std::move(*raw);
+      }
       auto j = nlohmann::json::parse(line, nullptr, false);
       if (j.is_discarded()) continue;
       if (is_phase_line(j)) {
@@ -237,7 +251,7 @@ ChildOutcome watch_child(ChildHandle& child, const std::map<std::string, double>
         out.has_record = true;
       }
     }
-    if (out.has_record) break;  // done; grandchildren holding the pipe open must not delay us
+    if (out.has_record || out.unauthenticated) break;  // done; grandchildren holding the pipe open must not delay us
     if (buffer.size() > (64u << 20)) break;  // a runaway writer; the record never gets this big
   }
   ::kill(-pid, SIGKILL);  // the child's group: the child itself and anything it started

@@ -26,6 +26,7 @@ struct ChildOutcome {
   std::string stderr_tail;     // last lines of what the child wrote to stdout/stderr
   double wall_ms = 0;
   bool orphaned = false;       // the watcher's parent ended meanwhile (end_watched_children_when_orphaned)
+  bool unauthenticated = false;  // a line failed its MAC (ChildHandle::report_key): nothing after it was read
 };
 
 // Describes how a child ended without a record: "killed by signal 11 (SIGSEGV)", "exited with code 1".
@@ -62,6 +63,9 @@ struct ChildHandle {
   int request_fd = -1;  // parent's write end: the request, then phase grants; closed by watch_child
   std::string log_path;
   std::string error;    // why spawning failed (pid stays -1)
+  // When set (64 hex digits): every line the child writes must be signed with it
+  // (common/report_mac.hpp, numbered from 0); the first that is not ends the watch.
+  std::string report_key;
 };
 
 // Forks; the child gets its own process group, chdirs into `scratch_dir`, sends stdout/stderr to
@@ -69,7 +73,8 @@ struct ChildHandle {
 // _exit()s.
 ChildHandle spawn_child(const std::function<void(int report_fd, int request_fd)>& body, const std::string& scratch_dir);
 
-// Reads the child's phase lines and final record, enforcing `phase_limits_s` (a phase without an
+// Reads the child's phase lines and final record (each verified under child.report_key when set),
+// enforcing `phase_limits_s` (a phase without an
 // entry gets `default_limit_s`, counted from this call), kills its group at the end. Blocks.
 // A phase line may carry `"limits_s": {PHASE: SECONDS}` for its own and later phases, replacing those of
 // `phase_limits_s`; only the first line that carries them counts (the child sends it before it

@@ -1,6 +1,7 @@
 #include "sandbox/confinement.hpp"
 
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/landlock.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -46,18 +47,33 @@ constexpr std::uint64_t kFileReadRights = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOC
 
 namespace {
 
-// One Landlock layer on this process and every process it starts: the `handled` rights are refused
-// everywhere but below `roots`, where a folder gets them all and a single file `file_rights` (the
-// rights that apply to files). A root that does not exist is skipped when `skip_missing`, else an
-// error naming it as `what`.
-common::Fallible restrict_to_roots(std::uint64_t handled, std::uint64_t file_rights, const std::vector<std::string>& roots,
-                                   bool skip_missing, const std::string& what) {
-  landlock_ruleset_attr attr{};
-  attr.handled_access_fs = handled;
+// The ruleset's attributes with the fields of later ABIs (handled_access_net: 4, scoped: 6), for
+// headers that predate them; left zero, an older kernel accepts the longer struct.
+struct RulesetAttr {
+  std::uint64_t handled_access_fs = 0;
+  std::uint64_t handled_access_net = 0;
+  std::uint64_t scoped = 0;
+};
+
+constexpr std::uint64_t kScopeAbstractUnixSocket = 1ULL << 0;  // LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (ABI 6)
+constexpr std::uint64_t kScopeSignal = 1ULL << 1;              // LANDLOCK_SCOPE_SIGNAL (ABI 6)
+
+// One path of a layer: the rights it grants below itself when it is a folder, or on itself otherwise.
+struct PathGrant {
+  std::string path;
+  std::uint64_t folder_rights;
+  std::uint64_t file_rights;
+};
+
+// One Landlock layer on this process and every process it starts: the handled rights (and scopes) are
+// refused everywhere but where `grants` give them. A path that does not exist is skipped when
+// `skip_missing`, else an error naming it as `what`.
+common::Fallible restrict_self(const RulesetAttr& attr, const std::vector<PathGrant>& grants, bool skip_missing,
+                               const std::string& what) {
   const int ruleset = static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0));
   if (ruleset < 0) return errno_error("landlock_create_ruleset");
-  for (const auto& root : roots) {
-    const int fd = ::open(root.c_str(), O_PATH | O_CLOEXEC);
+  for (const auto& grant : grants) {
+    const int fd = ::open(grant.path.c_str(), O_PATH | O_CLOEXEC);
     if (fd < 0 && errno == ENOENT && skip_missing) continue;
     struct stat st{};
     if (fd < 0 || ::fstat(fd, &st) != 0) {
@@ -65,16 +81,16 @@ common::Fallible restrict_to_roots(std::uint64_t handled, std::uint64_t file_rig
       if (fd >= 0) ::close(fd);
       ::close(ruleset);
       errno = saved;
-      return errno_error("cannot open " + what + " " + root);
+      return errno_error("cannot open " + what + " " + grant.path);
     }
     landlock_path_beneath_attr rule{};
-    rule.allowed_access = S_ISDIR(st.st_mode) ? handled : handled & file_rights;
+    rule.allowed_access = (S_ISDIR(st.st_mode) ? grant.folder_rights : grant.file_rights) & attr.handled_access_fs;
     rule.parent_fd = fd;
-    const long rc = ::syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
+    const long rc = rule.allowed_access == 0 ? 0 : ::syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
     ::close(fd);
     if (rc != 0) {
       ::close(ruleset);
-      return errno_error("landlock_add_rule for " + root);
+      return errno_error("landlock_add_rule for " + grant.path);
     }
   }
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
@@ -85,6 +101,25 @@ common::Fallible restrict_to_roots(std::uint64_t handled, std::uint64_t file_rig
   ::close(ruleset);
   if (rc != 0) return errno_error("landlock_restrict_self");
   return common::Ok{};
+}
+
+// The handled rights are refused everywhere but below `roots`, where a folder gets them all and a
+// single file `file_rights` (the rights that apply to files).
+common::Fallible restrict_to_roots(std::uint64_t handled, std::uint64_t file_rights, const std::vector<std::string>& roots,
+                                   bool skip_missing, const std::string& what) {
+  RulesetAttr attr;
+  attr.handled_access_fs = handled;
+  std::vector<PathGrant> grants;
+  for (const auto& root : roots) grants.push_back({root, handled, file_rights});
+  return restrict_self(attr, grants, skip_missing, what);
+}
+
+// Threads of this process, from /proc/self/task; 0 when it cannot be read.
+std::size_t n_threads() {
+  std::error_code ec;
+  std::size_t n = 0;
+  for (std::filesystem::directory_iterator it("/proc/self/task", ec), end; !ec && it != end; it.increment(ec)) ++n;
+  return ec ? 0 : n;
 }
 
 long landlock_abi() { return ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION); }
@@ -102,6 +137,65 @@ common::Fallible confine_writes(const std::vector<std::string>& writable_roots) 
 common::Fallible confine_reads(const std::vector<std::string>& readable_roots) {
   if (landlock_abi() < 1) return errno_error("Landlock is not available in this kernel");
   return restrict_to_roots(kReadRights, kFileReadRights, readable_roots, true, "readable root");
+}
+
+common::Fallible confine_files(const std::vector<std::string>& readable_roots, const std::vector<std::string>& writable_files) {
+  const long abi = landlock_abi();
+  if (abi < 1) return errno_error("Landlock is not available in this kernel");
+  const std::size_t threads = n_threads();
+  if (threads != 1) {
+    return common::make_error(threads == 0 ? "cannot count this process's threads (/proc/self/task): file confinement refused"
+                                           : "file confinement refused: the process has " + std::to_string(threads) +
+                                                 " threads and Landlock binds only the calling one; confine before starting threads");
+  }
+  RulesetAttr attr;
+  attr.handled_access_fs = kReadRights | write_rights(abi);
+  if (abi >= 6) attr.scoped = kScopeAbstractUnixSocket | kScopeSignal;
+  std::uint64_t write_file = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE;
+  if (abi >= 3) write_file |= LANDLOCK_ACCESS_FS_TRUNCATE;  // O_TRUNC on a device file empties nothing
+  std::vector<PathGrant> grants;
+  for (const auto& root : readable_roots) grants.push_back({root, kReadRights, kFileReadRights});
+  for (const auto& file : writable_files) {
+    struct stat st{};
+    if (::stat(file.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+      return common::make_error("writable file " + file + " is a folder: only single files may be written");
+    }
+    grants.push_back({file, 0, write_file});
+  }
+  return restrict_self(attr, grants, true, "file");
+}
+
+CandidateDeviceFiles device_files_for_candidates(bool cuda) {
+  namespace fs = std::filesystem;
+  CandidateDeviceFiles files{{"/dev/null", "/dev/zero", "/dev/urandom", "/dev/random"}, {"/dev/null"}};
+  if (!cuda) return files;
+  std::vector<std::string> gpu;
+  std::error_code ec;
+  auto add_devices = [&](const fs::path& folder, const std::string& prefix) {
+    for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      std::error_code type_ec;
+      if (name.rfind(prefix, 0) == 0 && fs::is_character_file(it->path(), type_ec)) gpu.push_back(it->path().string());
+    }
+    ec.clear();
+  };
+  add_devices("/dev", "nvidia");
+  add_devices("/dev/nvidia-caps", "");
+  std::sort(gpu.begin(), gpu.end());
+  files.readable.insert(files.readable.end(), gpu.begin(), gpu.end());
+  files.writable.insert(files.writable.end(), gpu.begin(), gpu.end());
+  return files;
+}
+
+common::Fallible drop_capabilities() {
+  // The bounding set first (needs CAP_SETPCAP, which is dropped last): a capability out of it can
+  // never come back, not even through exec of a file that carries it.
+  for (int cap = 0; cap < 64 && ::prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; ++cap) ::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
+  ::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2]{};
+  if (::syscall(SYS_capset, &header, data) != 0) return errno_error("capset");
+  return common::Ok{};
 }
 
 common::Expected<std::uint64_t> limit_address_space_growth(std::uint64_t headroom_bytes) {

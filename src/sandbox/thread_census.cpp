@@ -18,6 +18,7 @@ common::Expected<ThreadCensus> thread_census(pid_t pid) {
       // "State:\tZ (zombie)": the first thread exited; the status line is that thread's.
       const auto letter = line.find_first_not_of(" \t", 6);
       census.leader_alive = letter != std::string::npos && line[letter] != 'Z' && line[letter] != 'X';
+      census.leader_running = letter != std::string::npos && line[letter] == 'R';
     } else if (line.rfind("Threads:", 0) == 0) {
       census.n_threads = std::atoi(line.c_str() + 8);
       have_threads = true;

@@ -16,6 +16,9 @@ namespace kernelrl::sandbox {
 struct ThreadCensus {
   int n_threads = 0;          // the kernel's count for the whole process
   bool leader_alive = false;  // the first thread has not exited (a process can live on without it)
+  // The first thread is on a CPU or waiting for one ('R'): the kernel's count of its CPU time lags
+  // behind until it sleeps, so a reading of the process's CPU clock now may be short.
+  bool leader_running = false;
 };
 
 // Reads /proc/<pid>/status. An Error names the file when it cannot be read (the process is gone).

@@ -11,11 +11,23 @@ namespace py = pybind11;
 namespace kernelrl::task {
 
 namespace {
+
 bool g_started = false;
+
+common::Fallible import_torch_module() {
+  try {
+    py::module_::import("torch");
+  } catch (const py::error_already_set& e) {
+    return common::make_error(std::string("the embedded Python (") + build::python_executable +
+                              ") cannot import torch: " + e.what());
+  }
+  return common::Ok{};
 }
 
-common::Fallible start_python() {
-  if (g_started) return common::Ok{};
+}  // namespace
+
+common::Fallible start_python(bool import_torch) {
+  if (g_started) return import_torch ? import_torch_module() : common::Ok{};
   PyConfig config;
   PyConfig_InitPythonConfig(&config);
   config.install_signal_handlers = 0;  // SIGINT and friends keep their default meaning
@@ -34,13 +46,7 @@ common::Fallible start_python() {
                               "): " + e.what());
   }
   g_started = true;
-  try {
-    py::module_::import("torch");
-  } catch (const py::error_already_set& e) {
-    return common::make_error(std::string("the embedded Python (") + build::python_executable +
-                              ") cannot import torch: " + e.what());
-  }
-  return common::Ok{};
+  return import_torch ? import_torch_module() : common::Ok{};
 }
 
 void python_after_fork_child() { PyOS_AfterFork_Child(); }

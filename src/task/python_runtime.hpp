@@ -9,9 +9,10 @@
 
 namespace kernelrl::task {
 
-// Starts the interpreter (idempotent) and imports torch. Fails with a message naming the
-// interpreter if torch cannot be imported.
-common::Fallible start_python();
+// Starts the interpreter (idempotent) and imports torch unless `import_torch` is false (a
+// candidate's process confines its files before torch's import can start threads). Fails with a
+// message naming the interpreter if torch cannot be imported.
+common::Fallible start_python(bool import_torch = true);
 
 // Must be called in a child right after fork() so the interpreter's state is valid there.
 void python_after_fork_child();

@@ -170,11 +170,11 @@ TEST(Cli, AKilledEngineLeavesNoCandidateRunning) {
     ::_exit(127);
   }
   // The engine, its worker, the worker's child and the candidate's own process (host candidates run
-  // apart, a kernelrl process below the child): wait until that process has spun for a second.
+  // apart, in kernelrl-runner below the child): wait until that process has spun for a second.
   std::vector<Descendant> tree;
   auto spinning = [&] {
     return std::any_of(tree.begin(), tree.end(), [](const Descendant& p) {
-      return p.depth >= 3 && p.comm == "kernelrl" && p.cpu_ticks >= ::sysconf(_SC_CLK_TCK);
+      return p.depth >= 3 && p.comm == "kernelrl-runner" && p.cpu_ticks >= ::sysconf(_SC_CLK_TCK);
     });
   };
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);

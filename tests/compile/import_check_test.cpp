@@ -89,11 +89,13 @@ TEST_F(compile_imports, NativeDlopenOfCublasIsRejected) {
   EXPECT_NE(r.message.find("the candidate uses dl"), std::string::npos) << r.message;  // dlopen or dlsym
 }
 
-TEST_F(compile_imports, NativeSideStreamIsRejected) {
+// Streams of its own are a native candidate's to use (a graph captured on a private stream, kernels
+// on several streams): its process synchronises its whole context before answering a call and the
+// clock stops in the evaluator's context (eval/timing.cpp), so the work is timed wherever it runs.
+TEST_F(compile_imports, NativeStreamsOfItsOwnAreBuilt) {
   if (toolchain_.nvcc.empty()) GTEST_SKIP() << "nvcc not found: the native case is not run";
   CompileResult r = build_native(compiler(), "computes_on_a_side_stream.cu");
-  ASSERT_EQ(r.status, Status::REJECTED) << r.message << "\n" << r.log_excerpt;
-  EXPECT_NE(r.message.find("cudaStreamCreateWithFlags"), std::string::npos) << r.message;
+  ASSERT_EQ(r.status, Status::OK) << r.message << "\n" << r.log_excerpt;
 }
 
 // CUB as models include it (<cub/cub.cuh>): CUDA 13's CUB brings NVTX ranges whose header-inline
@@ -130,10 +132,11 @@ extern "C" int kernelrl_forward(const DLTensor* inputs, int n_inputs, const DLTe
   for (const auto& s : *imports) EXPECT_NE(s.name.rfind("dl", 0), 0u) << s.name;
 }
 
-TEST(import_check, NativeCandidatesMayNotCreateStreamsOrThreadsHostOnesMay) {
-  for (const char* name : {"cudaStreamCreate", "cudaStreamCreateWithFlags", "cuStreamCreate", "pthread_create"}) {
-    EXPECT_TRUE(forbidden_import({{name, false}}, true)) << name;
+TEST(import_check, NativeCandidatesMayCreateStreamsButNotThreadsHostOnesMay) {
+  for (const char* name : {"cudaStreamCreate", "cudaStreamCreateWithFlags", "cuStreamCreate"}) {
+    EXPECT_FALSE(forbidden_import({{name, false}}, true)) << name;
   }
+  EXPECT_TRUE(forbidden_import({{"pthread_create", false}}, true));
   EXPECT_FALSE(forbidden_import({{"pthread_create", false}}, false));  // host: threads are a CPU technique
   EXPECT_FALSE(forbidden_import({{"cudaLaunchKernel", false}, {"cudaEventRecord", false}}, true));
   EXPECT_TRUE(forbidden_import({{"cudaGetDriverEntryPoint", false}}, false));  // run-time lookup, any format

@@ -1,6 +1,7 @@
 // Compiler::compile on kernelbench (.py) candidates, with plain-Python files so no torch or GPU is
 // needed: the entry layout, the build environment, Python errors with their line, and caching.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include "compile_fixture.hpp"
 
@@ -59,8 +60,8 @@ TEST_F(compile_kernelbench, KernelbenchBuildsInPlaceWithTheBuildEnvironment) {
 }
 
 // The prebuild runs the module's code (load_inline needs compilers, so processes are allowed there):
-// confined to writing below its entry and /dev, with no network (tools/confine). Shown with the
-// static rules that would refuse such code turned off.
+// confined to writing below its entry, ~/.nv and single device files, with no network (tools/confine).
+// Shown with the static rules that would refuse such code turned off.
 TEST_F(compile_kernelbench, ThePrebuildRunsConfined) {
   const fs::path outside = cache_dir_ / "planted-by-prebuild.txt";
   CompileOptions options = kernelbench_options();
@@ -80,6 +81,27 @@ TEST_F(compile_kernelbench, ThePrebuildRunsConfined) {
                              "class ModelNew:\n    pass\n";
   CompileResult i = c.compile(inside, "candidate.py", options);
   EXPECT_EQ(i.status, Status::OK) << i.message << "\n" << i.log_excerpt;
+}
+
+// /dev/shm is shared with every process of the machine (a later candidate's, the engine's): the
+// prebuild may write /dev/null and the GPU's device files, not /dev as a folder.
+TEST_F(compile_kernelbench, ThePrebuildCannotWriteSharedMemoryFiles) {
+  if (!fs::is_directory("/dev/shm")) GTEST_SKIP() << "SKIPPED: no /dev/shm on this machine";
+  const fs::path planted = fs::path("/dev/shm") / ("kernelrl-prebuild-test-" + std::to_string(::getpid()));
+  fs::remove(planted);
+  CompileOptions options = kernelbench_options();
+  options.system_access_check = false;
+  Compiler c = compiler();
+  const std::string writes = "open('" + planted.string() + "', 'w').write('x')\nclass ModelNew:\n    pass\n";
+  CompileResult w = c.compile(writes, "candidate.py", options);
+  EXPECT_EQ(w.status, Status::COMPILE_ERROR) << w.message;
+  EXPECT_NE(w.message.find("Permission denied"), std::string::npos) << w.message << "\n" << w.log_excerpt;
+  EXPECT_FALSE(fs::exists(planted));
+  fs::remove(planted);
+  // /dev/null stays writable (compilers and shells send output there).
+  const std::string null = "open('/dev/null', 'w').write('x')\nclass ModelNew:\n    pass\n";
+  CompileResult n = c.compile(null, "candidate.py", options);
+  EXPECT_EQ(n.status, Status::OK) << n.message << "\n" << n.log_excerpt;
 }
 
 TEST_F(compile_kernelbench, KernelbenchExceptionNamesTheCandidateLine) {

@@ -117,8 +117,7 @@ std::map<std::size_t, std::set<std::string>> also_accepted(const std::string& ba
 // Every "device": "cuda" entry of the adversarial corpus (known gaps aside) gets its expected
 // status, and the correct native candidate evaluated right after each still scores OK: a hack
 // must not leave the device, the worker or the engine unusable (memory bombs, sticky errors).
-void expect_corpus_scores_zero(Engine& engine) {
-  const std::string corpus = "tests/adversarial/adversarial.json";
+void expect_corpus_scores_zero(Engine& engine, const std::string& corpus = "tests/adversarial/adversarial.json") {
   auto entries = read_batch_file(source_path(corpus));
   ASSERT_TRUE(entries) << entries.error().message;
   const std::set<std::size_t> gaps = known_gap_entries(corpus);
@@ -157,6 +156,17 @@ TEST_F(EngineGpuTest, AdversarialCorpusOnTheGpuScoresZero) { expect_corpus_score
 
 TEST_F(NativeCandidateProcessGpuTest, AdversarialCorpusOnTheGpuScoresZero) { expect_corpus_scores_zero(*engine_); }
 
+// The layers behind the static scans with the scans off (tests/adversarial/runtime_layers.json): a
+// native candidate creating a file by a prefixed raw syscall is killed by its process's filter.
+TEST_F(NativeCandidateProcessGpuTest, BehindTheStaticScansTheRuntimeLayersHold) {
+  EngineConfig config = gpu_config(Apart::DEFAULTS);
+  config.system_access_check = false;
+  auto unchecked = Engine::create(config);
+  ASSERT_TRUE(unchecked) << unchecked.error().message;
+  expect_corpus_scores_zero(**unchecked, "tests/adversarial/runtime_layers.json");
+  EXPECT_FALSE(std::filesystem::exists("/dev/shm/kernelrl-planted-native"));
+}
+
 // Candidates in their own process: OK, judged by the child (the result says the candidate ran apart
 // and was timed on the host clock, less an idle call's), and timed as in the child: each example's
 // runtime and the reference's, medians of 3 evaluations alternating between `engine` and one that
@@ -178,8 +188,8 @@ void expect_timed_as_in_the_child(Engine& engine, const std::vector<std::string>
       ASSERT_TRUE(a) << a.error().message;
       ASSERT_EQ(a->status, common::Status::OK) << ex << ": " << a->error.message;
       EXPECT_TRUE(a->isolation["candidate_process"].value("separate", false)) << a->isolation.dump();
-      ASSERT_TRUE(a->isolation.contains("timed_on_host_clock")) << a->isolation.dump();
-      idle.push_back(a->isolation["timed_on_host_clock"].value("idle_call_us", 0.0));
+      ASSERT_TRUE(a->isolation.contains("timed_apart")) << a->isolation.dump();
+      idle.push_back(a->isolation["timed_apart"].value("idle_call_us", 0.0));
       auto b = (*in_child)->evaluate(job);
       ASSERT_TRUE(b) << b.error().message;
       ASSERT_EQ(b->status, common::Status::OK) << ex << ": " << b->error.message;

@@ -156,6 +156,22 @@ TEST_F(EngineHostTest, AdversarialCorpusOnTheCpuScoresZero) {
   EXPECT_EQ(r->isolation.value("syscall_filter", false), true);
 }
 
+// The layers behind the static scans, each with the scans off (tests/adversarial/runtime_layers.json):
+// a file created by a prefixed raw syscall, /etc/passwd read, code written at run time, the runner's
+// GOT made writable, candidate code running between the evaluator's requests, the reference looked
+// for in the candidate's interpreter. Each fixture scores OK only if its attack worked.
+TEST_F(EngineHostTest, BehindTheStaticScansTheRuntimeLayersHold) {
+  EngineConfig config = testing::test_config("cpu");
+  config.system_access_check = false;
+  auto engine = Engine::create(config);
+  ASSERT_TRUE(engine) << engine.error().message;
+  const EvalJob correct{source_path(small_task_), source_path(correct_), std::nullopt, std::nullopt};
+  EXPECT_GE(expect_statuses_and_recovery(**engine, "tests/adversarial/runtime_layers.json", correct), 6);
+  for (const char* planted : {"/dev/shm/kernelrl-planted-host", "/dev/shm/kernelrl-planted-save.pt"}) {
+    EXPECT_FALSE(std::filesystem::exists(planted)) << planted;
+  }
+}
+
 TEST_F(EngineHostTest, WritesOutsideScratchNeverLand) {
   // The worker (and so the child) inherits this variable: the candidate tries to write there.
   const auto target = testing::test_cache_dir() / "planted-by-candidate.txt";
@@ -169,10 +185,10 @@ TEST_F(EngineHostTest, WritesOutsideScratchNeverLand) {
                                 std::nullopt, std::nullopt});
   ::unsetenv("KERNELRL_TEST_ESCAPE_FILE");
   ASSERT_TRUE(r) << r.error().message;
-  if (!r->isolation.value("write_confinement", false)) {
-    GTEST_SKIP() << "SKIPPED: no Landlock here: " << r->isolation.dump();
-  }
+  // Creating a file fails in the candidate's process (its filter answers EACCES, as Landlock would):
+  // the candidate's fopen returns NULL and it goes on, correct.
   EXPECT_EQ(r->status, common::Status::OK) << r->error.message;
+  EXPECT_TRUE(r->isolation["candidate_process"].value("file_confinement", false)) << r->isolation.dump();
   EXPECT_FALSE(std::filesystem::exists(target)) << "the candidate planted " << target;
 }
 
@@ -190,10 +206,12 @@ TEST_F(EngineHostTest, NoAnswerInMemoryToFind) {
   EXPECT_EQ(r->status, common::Status::WRONG_OUTPUT) << r->error.message;
 }
 
-// Host candidates run in a process of their own (eval/host_runner.hpp), where the report channel
+// Host candidates run in a process of their own (eval/runner_process.hpp), where the report channel
 // is not: with the system-access check off (by default it REJECTS the forgers' write or syscall
 // first), a made-up record written to descriptor 3 never reaches the engine. Run in the checker's
-// process instead (separate_process off), the same forger is believed: what stops it is the split.
+// process instead (separate_process off, a baseline), the same forger writes to the channel, and
+// its record is not believed either: every line the child sends is signed with the worker's key
+// for the evaluation (common/report_mac.hpp), which the forger does not have.
 TEST_F(EngineHostTest, AForgedReportNeverReachesTheEngine) {
   for (const bool separate : {true, false}) {
     EngineConfig config = testing::test_config("cpu");
@@ -207,26 +225,24 @@ TEST_F(EngineHostTest, AForgedReportNeverReachesTheEngine) {
       SCOPED_TRACE(std::string(forger) + (separate ? " in its own process" : " in the checker's process"));
       auto r = (*engine)->evaluate({source_path(small_task_), source_path(forger), std::nullopt, std::nullopt});
       ASSERT_TRUE(r) << r.error().message;
+      EXPECT_EQ(r->status, common::Status::RUNTIME_ERROR) << r->error.message;
+      EXPECT_FALSE(r->correct);
+      EXPECT_EQ(r->speedup, 0.0);
       if (separate) {
         // Its process exits after writing nowhere; the child ends the same way, with no record.
-        EXPECT_EQ(r->status, common::Status::RUNTIME_ERROR) << r->error.message;
         EXPECT_NE(r->error.message.find("exited with code 0"), std::string::npos) << r->error.message;
-        EXPECT_FALSE(r->correct);
-        EXPECT_EQ(r->speedup, 0.0);
       } else {
-        EXPECT_EQ(r->status, common::Status::OK) << r->error.message;
-        EXPECT_EQ(r->speedup, 1000.0);
-        EXPECT_FALSE(r->isolation.contains("candidate_process"));
+        EXPECT_NE(r->error.message.find("failed authentication"), std::string::npos) << r->error.message;
       }
     }
   }
 }
 
-// A candidate that rings "done" itself before working (found in its own memory) is timed all the
-// same: the evaluator pings its process after every call, inside the timed region, and only the
-// process's loop answers, once the candidate returned. The system-access check is off (it REJECTS
-// the candidate's fopen first).
-TEST_F(EngineHostTest, EarlyDoneIsStillTimed) {
+// A candidate that rings "done" itself before working (found in its own memory) and then works on
+// does that work between the evaluator's requests, where its process must sleep: the child reads
+// the process's CPU time from the kernel at every answer and request, and refuses it. The
+// system-access check is off (it REJECTS the candidate's fopen first).
+TEST_F(EngineHostTest, WorkAfterAnEarlyAnswerIsRefused) {
   EngineConfig config = testing::test_config("cpu");
   config.system_access_check = false;
   auto engine = Engine::create(config);
@@ -234,8 +250,8 @@ TEST_F(EngineHostTest, EarlyDoneIsStillTimed) {
   auto r = (*engine)->evaluate({source_path(small_task_), source_path("tests/adversarial/host/rings_done_early.cpp"),
                                 std::nullopt, std::nullopt});
   ASSERT_TRUE(r) << r.error().message;
-  ASSERT_EQ(r->status, common::Status::OK) << r->error.message;
-  EXPECT_GE(r->runtime.min_us, 20000.0) << "a timed call ended before the candidate's work";
+  EXPECT_EQ(r->status, common::Status::REJECTED) << r->error.message;
+  EXPECT_NE(r->error.message.find("CPU time between two requests"), std::string::npos) << r->error.message;
 }
 
 // The separate process is confined like the child: its own filter, write confinement and memory
@@ -246,9 +262,14 @@ TEST_F(EngineHostTest, TheCandidatesProcessIsConfinedAndCorrectWorkScores) {
   ASSERT_TRUE(r.isolation.contains("candidate_process")) << r.isolation.dump();
   const auto& runner = r.isolation["candidate_process"];
   EXPECT_TRUE(runner.value("separate", false));
-  EXPECT_EQ(runner.value("syscall_filter", false), r.isolation.value("syscall_filter", false)) << r.isolation.dump();
-  EXPECT_EQ(runner.value("write_confinement", false), r.isolation.value("write_confinement", false));
+  EXPECT_TRUE(runner.value("syscall_filter", false)) << r.isolation.dump();
+  EXPECT_TRUE(runner.value("file_confinement", false)) << r.isolation.dump();
+  EXPECT_TRUE(runner.value("file_size_limit", false)) << r.isolation.dump();
   EXPECT_TRUE(runner.contains("address_space_limit_bytes"));
+  // Timed on the child's clock less the idle calls', measured before the candidate was loaded.
+  ASSERT_TRUE(r.isolation.contains("timed_apart")) << r.isolation.dump();
+  EXPECT_GT(r.isolation["timed_apart"].value("n_idle_calls", 0), 0);
+  EXPECT_LT(runner["outside_calls"].value("loop_cpu_max_us", 1e9), runner["outside_calls"].value("loop_cpu_limit_us", 0.0));
   EXPECT_GT(r.isolation.value("audited_calls", 0), 0);
 }
 

@@ -28,13 +28,14 @@ TEST(Phases, TheTableIsInTheEnumsOrderWithUniqueNames) {
   EXPECT_FALSE(parse_phase(sandbox::kStartPhase));
 }
 
-TEST(Phases, ChecksShareTheDeviceAndTimingHoldsItAlone) {
+// The calibration's idle calls are timed alone as calls are; the load after it shares the device again.
+TEST(Phases, ChecksShareTheDeviceAndTimedWorkHoldsItAlone) {
   EXPECT_EQ(lock_mode_for("setup", Mode::NONE), Mode::SHARED);
-  EXPECT_EQ(lock_mode_for("load", Mode::SHARED), Mode::SHARED);
+  EXPECT_EQ(lock_mode_for("calibration", Mode::SHARED), Mode::EXCLUSIVE);
+  EXPECT_EQ(lock_mode_for("load", Mode::EXCLUSIVE), Mode::SHARED);
   EXPECT_EQ(lock_mode_for("correctness", Mode::SHARED), Mode::SHARED);
   EXPECT_EQ(lock_mode_for("timing", Mode::SHARED), Mode::EXCLUSIVE);
   EXPECT_EQ(lock_mode_for("ref_timing", Mode::NONE), Mode::EXCLUSIVE);
-  EXPECT_EQ(lock_mode_for("correctness", Mode::EXCLUSIVE), Mode::EXCLUSIVE);  // no way back down
   EXPECT_EQ(lock_mode_for("made-up", Mode::SHARED), Mode::SHARED);
   EXPECT_EQ(lock_mode_for("recheck", Mode::NONE), Mode::NONE);
 }
@@ -46,13 +47,14 @@ TEST(Phases, FixedLimitsComeFromTheOptions) {
   o.timeout_correctness_s = 3;
   o.timeout_timing_s = 4;
   const std::map<std::string, double> expected{
-      {"setup", 1}, {"load", 2}, {"correctness", 3}, {"timing", 4}, {"ref_timing", 4}};
+      {"setup", 1}, {"calibration", 2}, {"load", 2}, {"correctness", 3}, {"timing", 4}, {"ref_timing", 4}};
   EXPECT_EQ(fixed_phase_limits_s(o), expected);
 }
 
 TEST(Phases, OnlyTheTasksCodeRanBeforeLoad) {
   EXPECT_FALSE(candidate_code_may_have_run(sandbox::kStartPhase));
   EXPECT_FALSE(candidate_code_may_have_run("setup"));
+  EXPECT_FALSE(candidate_code_may_have_run("calibration"));  // the candidate's process has loaded nothing yet
   EXPECT_TRUE(candidate_code_may_have_run("load"));
   EXPECT_TRUE(candidate_code_may_have_run("correctness"));
   EXPECT_TRUE(candidate_code_may_have_run("timing"));
@@ -91,8 +93,8 @@ TEST(Protocol, WhereCandidatesRunIsAWordOrABoolean) {
   EXPECT_TRUE(nlohmann::json::object().get<EvalOptions>().native_candidate_process);
   const nlohmann::json in_child = {{"native_candidate_process", false}};
   EXPECT_FALSE(in_child.get<EvalOptions>().native_candidate_process);
-  EXPECT_EQ(EvalOptions{}.kernelbench_candidate_process, CandidateProcess::ON_GPU);
-  EXPECT_EQ(nlohmann::json(EvalOptions{}).at("kernelbench_candidate_process"), "gpu");
+  EXPECT_EQ(EvalOptions{}.kernelbench_candidate_process, CandidateProcess::ALWAYS);  // on the CPU too
+  EXPECT_EQ(nlohmann::json(EvalOptions{}).at("kernelbench_candidate_process"), "always");
   const auto read = [](const nlohmann::json& v) {
     return nlohmann::json{{"kernelbench_candidate_process", v}}.get<EvalOptions>().kernelbench_candidate_process;
   };

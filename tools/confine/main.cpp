@@ -1,7 +1,8 @@
 // kernelrl-confine: runs a command confined as a candidate's build is: reads (and listing, and
-// executing) only below the --read roots and the --write folders, writes only below the --write
-// folders (Landlock, two layers: sandbox/confinement.hpp), and the Build system-call filter (no
-// network, tracing, mounts, namespaces or modules; sandbox/syscall_filter.hpp). Every compiler the
+// executing) only below the --read roots and the --write paths, writes only below the --write
+// folders and to the --write single files such as /dev/null or the GPU's device files (Landlock, two
+// layers: sandbox/confinement.hpp), and the Build system-call filter (no network, tracing, mounts,
+// namespaces or modules; sandbox/syscall_filter.hpp). Every compiler the
 // engine runs for a candidate runs under it (native and host builds, the kernelbench prebuild, which
 // also runs the candidate's module-level code). Without --read, reads are not confined. What the
 // kernel cannot provide is said on stderr (so in the build log) and the command runs without it.

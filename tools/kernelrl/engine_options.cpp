@@ -62,15 +62,16 @@ void add_engine_options(CLI::App* cmd, eval::EngineConfig& config) {
                 "host clock); for measuring what their own process costs");
   // Their own process was opt-in under this name until it became the default: still accepted.
   cmd->add_flag("--native-candidate-process", o.native_candidate_process, "the default (see --native-in-child)")->group("");
+  // Their own process was opt-in on the CPU under this name until it became the default everywhere.
   cmd->add_flag_callback(
-      "--kernelbench-candidate-process", [&o] { o.kernelbench_candidate_process = eval::CandidateProcess::ALWAYS; },
-      "run kernelbench candidates in a process of their own on the CPU too (on a GPU they do by default: own "
-      "interpreter and CUDA context, outputs copied into shared slots): the reference, the checker and the "
-      "report stay in an interpreter the candidate's code never enters");
+         "--kernelbench-candidate-process", [&o] { o.kernelbench_candidate_process = eval::CandidateProcess::ALWAYS; },
+         "the default (see --kernelbench-in-child)")
+      ->group("");
   cmd->add_flag_callback(
       "--kernelbench-in-child", [&o] { o.kernelbench_candidate_process = eval::CandidateProcess::NEVER; },
-      "run kernelbench candidates in the evaluating child, beside the reference, on a GPU too; for measuring "
-      "what their own process costs");
+      "run kernelbench candidates in the evaluating child, beside the reference, instead of a process of their "
+      "own (own interpreter and CUDA context, outputs copied into shared slots); for measuring what their own "
+      "process costs: the candidate can then patch what judges it");
   cmd->add_option("--timeout-correctness-s", o.timeout_correctness_s,
                   "floor of the correctness phase's wall-time limit (the limit scales with the task: docs/engine.md)")
       ->capture_default_str();

@@ -1,8 +1,9 @@
-# expect: REJECTED
+# expect: WRONG_OUTPUT
 # Adversarial (kernelbench, CPU): at import it replaces torch.softmax (which the task's Model.forward
-# calls) with a function returning zeros, then returns zeros itself: the reference runs in the
-# same interpreter after the candidate, so it would agree. Caught because the evaluation snapshots
-# torch's namespaces before the import and compares them after it (eval/tamper_guard.hpp).
+# calls) with a function returning zeros, then returns zeros itself: a reference run in the same
+# interpreter after the candidate would agree. The candidate runs in a process of its own, so the
+# patch reaches only its own interpreter: the true softmax is compared with its zeros. (In the
+# in-child baseline, --kernelbench-in-child, the tamper guard refuses it: REJECTED.)
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

@@ -1,9 +1,9 @@
-// expect: REJECTED
-// Adversarial (native): launches its kernel on a non-blocking stream of its own and returns without
-// waiting. The output is complete once the device is synchronised, so it would check correct, but
-// the timer's end event on the legacy stream does not wait for a non-blocking stream: the kernel's
-// time would escape the measurement. Caught before loading: the built library imports
-// cudaStreamCreateWithFlags, and native candidates may not create streams (compile/import_check.hpp).
+// expect: OK
+// Native: launches its kernel on a non-blocking stream of its own and returns without waiting. Once
+// a hack (the timer's end event on the legacy stream did not wait for a non-blocking stream); now
+// its process synchronises its whole CUDA context before answering a call, and the child's clock
+// stops only when the GPU has come back to the child's context (eval/timing.cpp), so the kernel is
+// timed: streams of its own are allowed (a private capture stream is the common honest use).
 #include <kernelrl/abi.h>
 #include <cuda_runtime.h>
 #include <math.h>
