@@ -26,7 +26,8 @@ std::filesystem::path cache_root();
 
 // Makes `to` hold what `from` holds (a file, or a folder and everything under it): each file
 // hard-linked where both are on one file system, copied otherwise. `to` must not exist. Symbolic
-// links are not followed (an Error names the first one). Errors name the path at fault.
+// links are not followed (an Error names the first one). Errors name the path at fault. By system
+// calls, not std::filesystem::copy, for the reason remove_tree (below) gives.
 Fallible link_or_copy_tree(const std::filesystem::path& from, const std::filesystem::path& to);
 
 // Removes `path` and everything under it (symbolic links are removed, never followed); a missing

@@ -10,10 +10,11 @@
 // - IDLE (before LOAD): an L2 flush of its context and a wait for it, no candidate code;
 // - LOAD imports candidate.py (its extensions built by the prebuild) and builds ModelNew;
 // - ARGS builds the call's argument tuple over the input slots (untimed);
-// - CALL enqueues an L2 flush of its context (its launches queue behind it), runs ModelNew under no_grad, checks that it returned exactly
-//   torch.Tensor objects of the output slots' count, shapes and dtypes, takes their data pointers (a
-//   non-contiguous output is made contiguous here, inside the call) and synchronises the whole
-//   context before answering, with the call's record (operators, launches) in the audit text;
+// - CALL enqueues an L2 flush of its context (its launches queue behind it), runs ModelNew under
+//   no_grad, checks that it returned exactly torch.Tensor objects of the output slots' count, shapes
+//   and dtypes, takes their data pointers (a non-contiguous output is made contiguous here, inside
+//   the call) and synchronises the whole context before answering;
+// - RECORD (untimed) answers with the call's record (operators, launches) in the audit text;
 // - COLLECT copies those outputs into the output slots with plain memcpy/cudaMemcpy: no Python and
 //   no torch dispatch runs, so nothing the candidate left behind (a mode, a hook) computes there.
 // What runs here is the candidate's: the type check and the records share its process and are

@@ -31,8 +31,9 @@ constexpr std::size_t kIpcHandleBytes = 64;  // sizeof(cudaIpcMemHandle_t)
 // has been loaded yet: the child learns what its clock costs around a call), LOAD, then for every
 // call of the candidate (kernelbench: ARGS, the call's argument list, before it) a CALL, then,
 // outside any timed region, RECORD (what was recorded of the call below Python, in the audit text)
-// and (kernelbench) COLLECT (the returned tensors copied into the output slots), and EXIT. The runner waits for each request asleep (a futex), never spinning: CPU time it spends
-// between requests is work the child did not ask for (eval/runner_candidate.cpp counts it).
+// and (kernelbench) COLLECT (the returned tensors copied into the output slots), and EXIT. The
+// runner waits for each request asleep (a futex), never spinning: CPU time it spends between
+// requests is work the child did not ask for (eval/runner_candidate.cpp counts it).
 // On a GPU a CALL and an IDLE first enqueue an L2 flush in the runner's context, so the call's
 // kernels queue behind it and their launch is hidden as it would be in process (idle calls alike).
 enum class Op : std::int32_t { START = 1, LOAD = 2, CALL = 3, IDLE = 4, ARGS = 5, COLLECT = 6, RECORD = 7, EXIT = 8 };

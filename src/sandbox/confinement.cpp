@@ -17,6 +17,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "sandbox/thread_census.hpp"
+
 // Older kernel headers lack the ABI 3 right; its value is fixed by the kernel ABI.
 #ifndef LANDLOCK_ACCESS_FS_TRUNCATE
 #define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
@@ -114,14 +116,6 @@ common::Fallible restrict_to_roots(std::uint64_t handled, std::uint64_t file_rig
   return restrict_self(attr, grants, skip_missing, what);
 }
 
-// Threads of this process, from /proc/self/task; 0 when it cannot be read.
-std::size_t n_threads() {
-  std::error_code ec;
-  std::size_t n = 0;
-  for (std::filesystem::directory_iterator it("/proc/self/task", ec), end; !ec && it != end; it.increment(ec)) ++n;
-  return ec ? 0 : n;
-}
-
 long landlock_abi() { return ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION); }
 
 }  // namespace
@@ -142,11 +136,11 @@ common::Fallible confine_reads(const std::vector<std::string>& readable_roots) {
 common::Fallible confine_files(const std::vector<std::string>& readable_roots, const std::vector<std::string>& writable_files) {
   const long abi = landlock_abi();
   if (abi < 1) return errno_error("Landlock is not available in this kernel");
-  const std::size_t threads = n_threads();
-  if (threads != 1) {
-    return common::make_error(threads == 0 ? "cannot count this process's threads (/proc/self/task): file confinement refused"
-                                           : "file confinement refused: the process has " + std::to_string(threads) +
-                                                 " threads and Landlock binds only the calling one; confine before starting threads");
+  const auto census = thread_census(::getpid());
+  if (!census) return common::make_error("cannot count this process's threads (" + census.error().message + "): file confinement refused");
+  if (census->n_threads != 1) {
+    return common::make_error("file confinement refused: the process has " + std::to_string(census->n_threads) +
+                              " threads and Landlock binds only the calling one; confine before starting threads");
   }
   RulesetAttr attr;
   attr.handled_access_fs = kReadRights | write_rights(abi);

@@ -219,8 +219,9 @@ common::Fallible install_runner_filter(const RunnerFilterOptions& options) {
 }
 
 const char* runner_filter_summary() {
-  return "as for a candidate, and no sockets at all, no System V IPC or message queues, no executable memory that is or was writable (anonymous, shared or writable "
-         "PROT_EXEC mappings, mprotect to PROT_EXEC, memfd, READ_IMPLIES_EXEC), no change to the runner's image, no "
+  return "as for a candidate, and no sockets at all, no System V IPC or message queues, no executable memory that "
+         "is or was writable (anonymous, shared or writable PROT_EXEC mappings, mprotect to PROT_EXEC, memfd, "
+         "READ_IMPLIES_EXEC), no change to the runner's image, no "
          "file creation (EACCES), truncation, renaming, removal or ownership change, no open by handle, no clock, key, "
          "BPF, perf, mount-API, priority, resource-limit, id or capability changes";
 }
