@@ -1,12 +1,12 @@
 #include "audit/own_kernels.hpp"
 
 #include <dlfcn.h>
-#include <elf.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
+
+#include "compile/elf_file.hpp"
 
 namespace kernelrl::audit {
 namespace {
@@ -53,13 +53,6 @@ common::Expected<CudaDriver> load_driver() {
   return d;
 }
 
-template <typename T>
-bool read_at(std::ifstream& in, std::uint64_t offset, T& out) {
-  in.seekg(static_cast<std::streamoff>(offset));
-  in.read(reinterpret_cast<char*>(&out), sizeof(T));
-  return static_cast<bool>(in);
-}
-
 }  // namespace
 
 std::string CudaDriver::describe(CUresult result) const {
@@ -79,47 +72,10 @@ common::Expected<const CudaDriver*> cuda_driver() {
 }
 
 common::Expected<std::string> read_fatbin_section(const std::filesystem::path& library) {
-  const std::string where = library.string() + ": ";
-  std::ifstream in(library, std::ios::binary);
-  if (!in) return common::make_error(where + "cannot be opened");
-  std::error_code ec;
-  const std::uint64_t file_bytes = std::filesystem::file_size(library, ec);
-  if (ec) return common::make_error(where + "cannot be sized: " + ec.message());
-  Elf64_Ehdr header{};
-  if (!read_at(in, 0, header) || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0) {
-    return common::make_error(where + "not an ELF file");
-  }
-  if (header.e_ident[EI_CLASS] != ELFCLASS64) return common::make_error(where + "not a 64-bit ELF file");
-  if (header.e_shnum == 0 || header.e_shentsize != sizeof(Elf64_Shdr) || header.e_shstrndx >= header.e_shnum) {
-    return common::make_error(where + "no usable section headers");
-  }
-  std::vector<Elf64_Shdr> sections(header.e_shnum);
-  for (std::size_t i = 0; i < sections.size(); ++i) {
-    if (!read_at(in, header.e_shoff + i * sizeof(Elf64_Shdr), sections[i])) {
-      return common::make_error(where + "section header " + std::to_string(i) + " is out of bounds");
-    }
-  }
-  auto in_file = [&](const Elf64_Shdr& s) {
-    return s.sh_offset <= file_bytes && file_bytes - s.sh_offset >= s.sh_size;
-  };
-  auto read_section = [&](const Elf64_Shdr& s, std::size_t i) -> common::Expected<std::string> {
-    if (s.sh_type == SHT_NOBITS) return std::string();
-    if (!in_file(s)) return common::make_error(where + "section " + std::to_string(i) + " is out of bounds");
-    std::string bytes(s.sh_size, '\0');
-    in.seekg(static_cast<std::streamoff>(s.sh_offset));
-    if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()))) {
-      return common::make_error(where + "section " + std::to_string(i) + " cannot be read");
-    }
-    return bytes;
-  };
-  auto names = read_section(sections[header.e_shstrndx], header.e_shstrndx);
-  if (!names) return names.error();
-  const std::string_view wanted = ".nv_fatbin";
-  for (std::size_t i = 0; i < sections.size(); ++i) {
-    const auto at = sections[i].sh_name;
-    if (at >= names->size()) continue;
-    const std::string_view name(names->c_str() + at);  // the table ends in '\0' when well formed
-    if (name == wanted && at + name.size() < names->size()) return read_section(sections[i], i);
+  auto elf = compile::read_elf(library);
+  if (!elf) return elf.error();
+  for (const auto& section : elf->sections) {
+    if (section.name == ".nv_fatbin") return std::string(elf->contents(section));
   }
   return std::string();
 }

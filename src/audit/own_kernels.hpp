@@ -43,8 +43,9 @@ common::Expected<const CudaDriver*> cuda_driver();
 
 // The bytes of the `.nv_fatbin` section of the ELF file `library` (where nvcc puts the device code
 // of a host binary); an empty string when it has no such section (a library without device code).
-// Reads the section headers and that section only. An Error names the file when it cannot be read,
-// is not a 64-bit ELF file or has a section header or section out of its bounds. CPU only.
+// Read with compile::read_elf, as the compile checks read the same library. An Error names the file
+// when it cannot be read, is not a 64-bit ELF file or has a section header or section out of its
+// bounds. CPU only.
 common::Expected<std::string> read_fatbin_section(const std::filesystem::path& library);
 
 // The fatbin containers in a `.nv_fatbin` section, in order: one per translation unit with device
