@@ -32,20 +32,12 @@ constexpr std::size_t kAlignBytes = 256;  // device kernels may assume aligned v
 // How long a thread joined at the end of a call may stay in the kernel's count.
 constexpr std::chrono::microseconds kJoinGrace{2000};
 
-// CPU time the runner may spend between answering one request and receiving the next. Its loop (the
-// process's first thread) rings its answer and sleeps on the doorbell: a few microseconds. Anything
-// more is work done outside what the child asked and timed (ahead of a call from inputs already
-// staged, or after answering a call early). The loop reads its own CPU clock right before each
-// answer, which brings the kernel's count up to date (the kernel adds a running thread's time only
-// when it stops or asks), and the child reads the count once the loop sleeps again; a runner whose
-// loop the candidate took over skips the first and only reads higher here. Per window, and in all
-// (work spread over many requests). The process as a whole gets more room: threads a call joined
-// finish exiting after the join, hundreds of microseconds with many threads; other threads may not
-// run between calls at all (the thread census), so more than that is refused too.
-constexpr std::int64_t kMaxLoopOutsideNs = 200'000;
-constexpr std::int64_t kLoopOutsideBudgetNs = 2'000'000;
-constexpr std::int64_t kLoopOutsidePerRequestNs = 20'000;
-constexpr std::int64_t kMaxProcessOutsideNs = 10'000'000;
+// CPU time the runner spends between answering one request and receiving the next is judged by
+// OutsideWindows: its loop's (the first thread) and its whole process's. The loop reads its own CPU
+// clock right before each answer, which brings the kernel's count up to date (the kernel adds a
+// running thread's time only when it stops or asks), and the child reads the count once the loop
+// sleeps again; a runner whose loop the candidate took over skips the first and only reads higher
+// here. Other threads may not run between calls at all (the thread census).
 
 // How long the runner's loop may take to fall asleep after an answer: on a busy machine it may wait
 // for a CPU a few scheduler periods; still running after this, it is working.
@@ -319,22 +311,8 @@ std::optional<std::string> RunnerCandidate::refusal_between_calls() {
     return "the candidate's process was still running " + std::to_string(kAsleepWithin.count()) +
            " ms after answering the evaluator: work outside the calls escapes the timer";
   }
-  const auto outside = [](const char* who, std::int64_t ns, std::int64_t limit_ns, const std::string& what) {
-    return std::string("the candidate's ") + who + " used " + std::to_string(ns / 1000) + " us of CPU time " + what +
-           " (at most " + std::to_string(limit_ns / 1000) + " us): work outside the calls escapes the timer";
-  };
-  if (loop_outside_.max_ns > kMaxLoopOutsideNs) {
-    return outside("process's first thread", loop_outside_.max_ns, kMaxLoopOutsideNs,
-                   "between two requests of the evaluator");
-  }
-  if (const std::int64_t allowed = kLoopOutsideBudgetNs + loop_outside_.n * kLoopOutsidePerRequestNs;
-      loop_outside_.total_ns > allowed) {
-    return outside("process's first thread", loop_outside_.total_ns, allowed,
-                   "in all between " + std::to_string(loop_outside_.n) + " requests of the evaluator");
-  }
-  if (process_outside_.max_ns > kMaxProcessOutsideNs) {
-    return outside("process", process_outside_.max_ns, kMaxProcessOutsideNs, "between two requests of the evaluator");
-  }
+  if (auto refused = loop_outside_.refusal()) return refused;
+  if (auto refused = process_outside_.refusal()) return refused;
   auto census = sandbox::census_after_joins(pid_, kJoinGrace, threads_);
   if (!census) return std::nullopt;  // the runner is gone: the next request ends this process like it
   if (census->leader_alive && census->n_threads <= threads_) return std::nullopt;
@@ -348,13 +326,10 @@ std::optional<std::string> RunnerCandidate::refusal_between_calls() {
 }
 
 nlohmann::json RunnerCandidate::outside_calls_record() const {
-  return {{"loop_cpu_max_us", loop_outside_.max_ns / 1000.0},
-          {"loop_cpu_total_us", loop_outside_.total_ns / 1000.0},
-          {"process_cpu_max_us", process_outside_.max_ns / 1000.0},
-          {"n_windows", loop_outside_.n},
-          {"loop_cpu_limit_us", kMaxLoopOutsideNs / 1000.0},
-          {"process_cpu_limit_us", kMaxProcessOutsideNs / 1000.0},
-          {"cpu_clock", have_cpu_clock_}};
+  nlohmann::json record = loop_outside_.record("loop_cpu");
+  record.update(process_outside_.record("process_cpu"));
+  record["cpu_clock"] = have_cpu_clock_;
+  return record;
 }
 
 py::object RunnerCandidate::over(std::byte* at, const py::object& like) const {

@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "eval/candidate.hpp"
+#include "eval/outside_windows.hpp"
 #include "runner/protocol.hpp"
 
 namespace kernelrl::eval {
@@ -105,16 +106,6 @@ class RunnerCandidate : public Candidate {
     std::int64_t process_ns = -1;
   };
   CpuReading read_cpu() const;
-  // CPU time counted in the windows between an answer and the next request.
-  struct Outside {
-    std::int64_t max_ns = 0, total_ns = 0, n = 0;
-    void add(std::int64_t ns) {
-      ns = ns < 0 ? 0 : ns;
-      max_ns = ns > max_ns ? ns : max_ns;
-      total_ns += ns;
-      ++n;
-    }
-  };
   // Ends the window that started at the runner's last answer: once its loop is seen asleep, the CPU
   // time it spent since then is counted (or it is marked still running after kAsleepWithin).
   void close_outside_window();
@@ -133,7 +124,8 @@ class RunnerCandidate : public Candidate {
   bool record_pending_ = false;        // a CALL was answered whose record was not yet asked for
   bool expects_op_record_ = false;     // the runner said it records PyTorch operators (kernelbench)
   bool expects_launch_record_ = false; // the runner said it records GPU launches
-  Outside loop_outside_, process_outside_;
+  // CPU time between an answer and the next request: the loop's, the whole process's.
+  OutsideWindows loop_outside_{kLoopOutside}, process_outside_{kProcessOutside};
   double idle_call_ms_ = 0;
   std::vector<pybind11::object> params_;
   std::vector<runner::TensorSlot> param_slots_, input_slots_, output_slots_;

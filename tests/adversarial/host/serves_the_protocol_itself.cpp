@@ -10,8 +10,8 @@
 // OK comes from the evaluator refusing the CPU time. A signal to itself is allowed by the filter
 // (only signals to other processes are killed), and an interval timer is no system call it forbids.
 // Why it fails now: the runner sleeps on a futex between requests, and the child reads the runner's
-// CPU time (clock_getcpuclockid) at every answer and every request: more than 200 us between two
-// requests is REJECTED. Needs the static scan off (EngineConfig::system_access_check = false): its
+// CPU time (clock_getcpuclockid) at every answer and every request: more than 200 us in more than a
+// few windows between requests, or too much in all, is REJECTED (eval/outside_windows.hpp). Needs the static scan off (EngineConfig::system_access_check = false): its
 // `syscall` instructions are refused at build (REJECTED) otherwise. One layer thinner (no CPU-time
 // rule) it scores OK with its between-call work unseen: time taken from the machine outside every
 // measurement, and, with a handler that reads the staged inputs instead of a copy, work done before
