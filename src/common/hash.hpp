@@ -11,4 +11,7 @@ namespace kernelrl::common {
 // 32 hex digits of XXH3-128 over `data`.
 std::string hash_hex(std::string_view data);
 
+// The same over a file's bytes, read in pieces (files of any size); "" when it cannot be read.
+std::string hash_file_hex(const std::string& path);
+
 }  // namespace kernelrl::common

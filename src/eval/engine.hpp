@@ -106,6 +106,7 @@ class Engine {
   const std::string& device() const { return device_; }  // "cuda" or "cpu"
   unsigned n_workers() const { return static_cast<unsigned>(workers_.size()); }
   const nlohmann::json& device_info() const { return device_info_; }
+  const EngineConfig& config() const { return config_; }
   const compile::Compiler& compiler() const { return *compiler_; }
 
  private:

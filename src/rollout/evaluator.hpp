@@ -20,6 +20,10 @@ class Evaluator {
 
   // The device results are measured on ("cuda", "cpu"); run.json records it.
   virtual std::string device() const = 0;
+
+  // What its results depend on besides the candidate and task (options, rules, device, GPU): a run
+  // records it and refuses to resume with another.
+  virtual nlohmann::json settings() const { return {{"device", device()}}; }
 };
 
 // The evaluation engine as an Evaluator; the engine is shared, not owned.
@@ -28,6 +32,7 @@ class EngineEvaluator final : public Evaluator {
   explicit EngineEvaluator(eval::Engine& engine) : engine_(engine) {}
   common::Expected<eval::EvalResult> evaluate(const eval::EvalJob& job) override { return engine_.evaluate(job); }
   std::string device() const override { return engine_.device(); }
+  nlohmann::json settings() const override;
 
  private:
   eval::Engine& engine_;

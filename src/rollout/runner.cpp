@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <set>
 #include <thread>
 #include <tuple>
 #include <vector>
@@ -58,32 +59,68 @@ class RunState {
     }
   }
 
-  // Takes in the records of an earlier run (updates applied): finished turns, and whether each is credited.
+  // Takes in the records of an earlier run (updates applied): finished turns, and whether each is
+  // credited. In a task not yet credited, a turn the policy gave no response to (an infrastructure
+  // failure, not an answer) is sampled again, with every turn that continued from it.
   common::Fallible load(trajectory::TrajectoryFile earlier, RolloutSummary& summary) {
+    std::vector<std::pair<TurnRecord, std::tuple<std::size_t, std::size_t, std::size_t>>> loaded;
     for (auto& record : earlier.records) {
       const std::string where = earlier.path.string() + ": " + record.task + ", trajectory " +
                                 std::to_string(record.trajectory) + ", turn " + std::to_string(record.turn) + ": ";
       auto turn = finished_turn(record);
       if (!turn) return make_error(where + turn.error().message);
       if (!index_of_.count(turn->task)) return make_error(where + "task " + turn->task + " is not one of this run's tasks");
-      auto& slots = tasks_[index_of_[turn->task]].turns;
+      const std::size_t i = index_of_[turn->task];
+      auto& slots = tasks_[i].turns;
       if (turn->ref.trajectory < 0 || turn->ref.trajectory >= config_.n_trajectories || turn->ref.turn < 1 ||
           turn->ref.turn > config_.n_turns) {
         return make_error(where + "trajectory " + std::to_string(turn->ref.trajectory) + ", turn " +
                           std::to_string(turn->ref.turn) + " is outside this run's " +
                           std::to_string(config_.n_trajectories) + " x " + std::to_string(config_.n_turns));
       }
-      auto& slot = slots[static_cast<std::size_t>(turn->ref.trajectory)][static_cast<std::size_t>(turn->ref.turn - 1)];
-      ++summary.n_turns_found;  // the reader kept one record per turn
-      slot = std::move(*turn);
-      keep(std::move(record));
+      const auto j = static_cast<std::size_t>(turn->ref.trajectory), t = static_cast<std::size_t>(turn->ref.turn - 1);
+      slots[j][t] = std::move(*turn);
+      loaded.push_back({std::move(record), {i, j, t}});
     }
     for (auto& task : tasks_) {
       task.credited = true;
       for (const auto& trajectory : task.turns)
         for (const auto& turn : trajectory) task.credited = task.credited && turn && turn->credited;
+      if (!task.credited) summary.n_policy_errors_resampled += drop_policy_errors(task);
+    }
+    for (auto& [record, at] : loaded) {
+      const auto& [i, j, t] = at;
+      if (!tasks_[i].turns[j][t]) continue;  // sampled again
+      ++summary.n_turns_found;  // the reader kept one record per turn
+      keep(std::move(record));
     }
     return common::Ok{};
+  }
+
+  // Empties the slots of `task`'s turns without a response from the policy and of the turns that
+  // continued from them (later turns, in order), so they are sampled again; under beam search every
+  // turn from that round on (its beam is chosen again). Returns how many turns without a response
+  // there were.
+  int drop_policy_errors(TaskState& task) {
+    int n = 0;
+    std::set<std::pair<int, int>> dropped;
+    bool beam_round_dropped = false;
+    for (std::size_t t = 0; t < static_cast<std::size_t>(config_.n_turns); ++t) {
+      if (config_.strategy == Strategy::BEAM && !beam_round_dropped) {
+        for (const auto& trajectory : task.turns) beam_round_dropped |= trajectory[t] && trajectory[t]->policy_error;
+      }
+      for (auto& trajectory : task.turns) {
+        auto& slot = trajectory[t];
+        if (!slot) continue;
+        const auto from = continues_from(slot->ref, slot->parent);
+        if (slot->policy_error || beam_round_dropped || (from && dropped.count({from->trajectory, from->turn}))) {
+          n += slot->policy_error ? 1 : 0;
+          dropped.insert({slot->ref.trajectory, slot->ref.turn});
+          slot.reset();
+        }
+      }
+    }
+    return n;
   }
 
   // Queues every task's first units (or credits tasks an earlier run finished), then works
@@ -256,14 +293,14 @@ class RunState {
       for (const auto& turn : trajectory) {
         turns.scores.back().push_back(turn->score);
         turns.from.back().push_back(continues_from(turn->ref, turn->parent));
-        turns.unanswered.back().push_back(turn->unanswered);
+        turns.unanswered.back().push_back(turn->unanswered || turn->policy_error);  // neither is an answer
       }
     }
     const TaskCredit credit = assign_credit(turns, config_.returns, config_.advantage);
     for (std::size_t j = 0; j < task.turns.size(); ++j) {
       for (std::size_t t = 0; t < task.turns[j].size(); ++t) {
         const TurnRef ref{static_cast<int>(j), static_cast<int>(t + 1)};
-        if (!credit.returns[j][t] || !credit.advantages[j][t]) continue;  // unanswered: nothing to credit
+        if (!credit.returns[j][t] || !credit.advantages[j][t]) continue;  // no answer: nothing to credit
         const trajectory::TurnUpdate update{task.task.path.string(), ref, credit.returns[j][t], credit.advantages[j][t]};
         if (auto written = log_.append(update); !written) return fail_locked(written.error().message);
         if (kept_) trajectory::apply(update, (*kept_)[kept_index_.at({update.task, ref.trajectory, ref.turn})]);

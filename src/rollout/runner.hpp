@@ -27,6 +27,7 @@ struct RolloutSummary {
   int n_policy_errors_run = 0; // of those, no response from the policy after its retries (score 0)
   int n_prompts_too_long_run = 0; // of those, prompts over the policy's token budget (never sent, not credited)
   int n_tasks_credited = 0;   // tasks whose returns and advantages this run wrote
+  int n_policy_errors_resampled = 0; // turns an earlier run got no response to, sampled again (with what followed)
 };
 
 class RolloutRunner {

@@ -10,12 +10,16 @@
 
 namespace kernelrl::train {
 
-// A response the step log counts as degenerate: none at all (no tokens recorded), unparsable, no
-// response from the policy, or cut at the token limit. A prompt that was never sent is not the
+// A response the step log counts as degenerate: none at all (no tokens recorded), unparsable, or
+// cut at the token limit. A prompt that was never sent is not the
 // model's answer: see is_unanswered.
 bool is_degenerate(const trajectory::TurnRecord& turn);
 
-// The prompt did not fit the policy's context: no response, no score, no advantage.
+// Not the model's answer: the prompt did not fit the policy's context, or the policy gave no
+// response (an infrastructure failure). No score, no advantage; left out of the step's statistics.
 bool is_unanswered(const trajectory::TurnRecord& turn);
+
+// Of those, the turns the policy gave no response to.
+bool is_no_response(const trajectory::TurnRecord& turn);
 
 }  // namespace kernelrl::train

@@ -12,6 +12,12 @@ GrpoOutput grpo_loss(const GrpoInputs& in, const GrpoConfig& config) {
   const auto unclipped = ratio * advantage;
   const auto clipped = torch::clamp(ratio, 1.0 - config.eps_low, 1.0 + config.eps_high) * advantage;
   auto per_token = -torch::min(unclipped, clipped);
+  torch::Tensor tis;  // the sampler/trainer mismatch correction of the policy-gradient term
+  if (config.tis_cap > 0 && in.sampler_logprobs.defined()) {
+    torch::NoGradGuard no_grad;
+    tis = torch::clamp_max(torch::exp(in.old_logprobs - in.sampler_logprobs), config.tis_cap);
+  }
+  if (tis.defined()) per_token = per_token * tis;
   torch::Tensor kl;
   if (config.kl_coef > 0 && in.ref_logprobs.defined()) {
     const auto ref_log_ratio = in.ref_logprobs - in.logprobs;
@@ -32,6 +38,10 @@ GrpoOutput grpo_loss(const GrpoInputs& in, const GrpoConfig& config) {
     out.approx_kl = (0.5 * log_ratio.pow(2) * mask).sum().item<double>() / n_tokens;
     out.mean_ratio = (ratio * mask).sum().item<double>() / n_tokens;
     if (kl.defined()) out.kl_to_ref = (kl * mask).sum().item<double>() / n_tokens;
+    if (tis.defined()) {
+      out.tis_weight = (tis * mask).sum().item<double>() / n_tokens;
+      out.tis_capped_frac = ((tis >= config.tis_cap).to(mask.dtype()) * mask).sum().item<double>() / n_tokens;
+    }
   }
   return out;
 }

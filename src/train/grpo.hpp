@@ -16,6 +16,11 @@ struct GrpoConfig {
   double kl_coef = 0.0;               // weight of the k3 KL estimate to the reference policy (the
                                       // frozen starting policy; update_policy needs it when > 0)
   std::int64_t max_response_tokens = 1024;  // Dr. GRPO's constant length L in the normaliser
+  // Truncated importance sampling for the sampler/trainer mismatch: the tokens come from the
+  // sampler's decode path and the ratio above from the trainer's full-sequence forward, so each
+  // token's policy-gradient term is weighted by min(p_old / p_sampler, tis_cap) (no gradient through
+  // it). 0: no correction.
+  double tis_cap = 2.0;
 };
 
 struct GrpoInputs {
@@ -24,6 +29,8 @@ struct GrpoInputs {
   torch::Tensor advantages;    // [B] one advantage per sequence (per turn)
   torch::Tensor mask;          // [B, T] 1 on the turn's own response tokens, 0 elsewhere
   torch::Tensor ref_logprobs;  // [B, T] reference policy, only when kl_coef > 0
+  torch::Tensor sampler_logprobs;  // [B, T] as the sampler reported them (equal to old_logprobs where
+                                   // unknown: weight 1); undefined: no correction
   std::int64_t n_sequences = 0;  // the optimiser step's constant share of the configured batch
                                  // (micro-batches add up; not the rows it trains on); 0 = B
 };
@@ -34,6 +41,8 @@ struct GrpoOutput {
   double approx_kl = 0;     // mean over masked tokens of 0.5 * (log ratio)^2, old -> new
   double mean_ratio = 1;    // mean importance ratio over masked tokens
   double kl_to_ref = 0;     // mean k3 estimate to the reference (0 without one)
+  double tis_weight = 1;    // mean truncated importance weight over masked tokens (1 without the correction)
+  double tis_capped_frac = 0;  // share of masked tokens whose weight was cut at tis_cap
   std::int64_t n_tokens = 0;  // masked tokens
 };
 

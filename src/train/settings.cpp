@@ -4,6 +4,10 @@
 // setting with the reason. A resumed run must match all of it but n_steps.
 #include "train/trainer.hpp"
 
+#include <algorithm>
+#include <filesystem>
+
+#include "common/hash.hpp"
 #include "rollout/settings.hpp"
 
 namespace kernelrl::train {
@@ -13,8 +17,9 @@ namespace {
 using nlohmann::json;
 
 json describe(const GrpoConfig& c) {
-  const auto& [eps_low, eps_high, kl_coef, max_response_tokens] = c;
-  return {{"eps_low", eps_low}, {"eps_high", eps_high}, {"kl_coef", kl_coef}, {"loss_length", max_response_tokens}};
+  const auto& [eps_low, eps_high, kl_coef, max_response_tokens, tis_cap] = c;
+  return {{"eps_low", eps_low}, {"eps_high", eps_high}, {"kl_coef", kl_coef}, {"loss_length", max_response_tokens},
+          {"tis_cap", tis_cap}};
 }
 
 json describe(const UpdateConfig& c) {
@@ -62,6 +67,51 @@ json describe(const TrainConfig& c) {
           {"update", describe(update_config)},
           {"heldout", {{"split", heldout_split}, {"every", heldout_every}, {"trajectories", heldout_m},
                        {"turns", heldout_n}, {"seed", heldout_seed}}}};
+}
+
+namespace {
+
+// A file's digest, or {relative path with '_' for '.': digest} over a folder's files; null for no path.
+common::Expected<json> digest_of(const std::filesystem::path& path, const std::string& what) {
+  namespace fs = std::filesystem;
+  if (path.empty()) return json(nullptr);
+  std::error_code ec;
+  if (fs::is_regular_file(path, ec)) {
+    const std::string h = common::hash_file_hex(path.string());
+    if (h.empty()) return common::make_error(what + ": " + path.string() + ": cannot be read");
+    return json(h);
+  }
+  if (!fs::is_directory(path, ec)) return common::make_error(what + ": " + path.string() + ": no such file or folder");
+  std::vector<fs::path> files;
+  for (const auto& e : fs::recursive_directory_iterator(path, ec)) {
+    if (e.is_regular_file()) files.push_back(e.path());
+  }
+  if (ec) return common::make_error(what + ": " + path.string() + ": cannot be listed: " + ec.message());
+  std::sort(files.begin(), files.end());
+  json out = json::object();
+  for (const auto& f : files) {
+    const std::string h = common::hash_file_hex(f.string());
+    if (h.empty()) return common::make_error(what + ": " + f.string() + ": cannot be read");
+    std::string key = fs::relative(f, path).generic_string();
+    std::replace(key.begin(), key.end(), '.', '_');  // a dot separates the fields a refusal names
+    out[key] = h;
+  }
+  return out;
+}
+
+}  // namespace
+
+common::Expected<json> describe_files(const TrainConfig& c) {
+  json out = json::object();
+  for (const auto& [key, path, what] : {std::tuple{"model", c.model, "--model"},
+                                        std::tuple{"tokenizer", c.tokenizer, "--tokenizer"},
+                                        std::tuple{"templates", c.rollout.templates_dir, "--prompts"},
+                                        std::tuple{"example", c.rollout.example_file, "the one-shot example"}}) {
+    auto d = digest_of(path, what);
+    if (!d) return d.error();
+    out[key] = std::move(*d);
+  }
+  return out;
 }
 
 }  // namespace kernelrl::train

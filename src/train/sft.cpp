@@ -15,6 +15,7 @@
 #include "common/provenance.hpp"
 #include "task/selection.hpp"
 #include "train/episodes.hpp"
+#include "train/sft_refinement.hpp"
 #include "policy/policy_model.hpp"
 #include "train/update.hpp"
 #include "weights/checkpoint.hpp"
@@ -58,6 +59,8 @@ json settings(const SftConfig& c, const std::vector<SftPair>& pairs) {
   return {{"model", c.model.string()},
           {"tokenizer", c.tokenizer.string()},
           {"solutions", c.solutions.string()},
+          {"refinement", c.refinement.string()},
+          {"refinement_max_turn", c.refinement_max_turn},
           {"format", std::string(common::to_string(c.tasks.format))},
           {"split", c.tasks.split},
           {"task_size", c.tasks.task_size},
@@ -84,6 +87,11 @@ fs::path solution_path(const fs::path& solutions_dir, const std::string& task_id
   }
 }
 
+std::string solution_answer(const rollout::PromptTemplates& templates, const std::string& code) {
+  const std::string body = without_header_comment(code);
+  return "```" + templates.language + "\n" + body + (body.ends_with('\n') ? "" : "\n") + "```\n" + approach_of(code);
+}
+
 common::Expected<std::vector<SftPair>> make_sft_pairs(const rollout::RolloutConfig& config, const fs::path& solutions_dir,
                                                       int* n_missing) {
   auto tasks = task::select_tasks(config.tasks, config.split, config.task_size);
@@ -105,10 +113,7 @@ common::Expected<std::vector<SftPair>> make_sft_pairs(const rollout::RolloutConf
     auto code = common::read_file(solution, 1u << 20);
     if (!code) return code.error();
     auto prompt = rollout::build_prompt(*templates, task.source, {}, 1, config.prompt);
-    const std::string body = without_header_comment(*code);
-    std::string answer = "```" + templates->language + "\n" + body + (body.ends_with('\n') ? "" : "\n") + "```\n" +
-                         approach_of(*code);
-    pairs.push_back({task.id, std::move(prompt.messages), std::move(answer)});
+    pairs.push_back({task.id, std::move(prompt.messages), solution_answer(*templates, *code)});
   }
   if (n_missing) *n_missing = missing;
   if (pairs.empty()) {
@@ -131,6 +136,11 @@ common::Expected<SftSummary> run_sft(const SftConfig& config) {
   SftSummary summary;
   auto pairs = make_sft_pairs(config.tasks, config.solutions, &summary.n_missing);
   if (!pairs) return pairs.error();
+  if (!config.refinement.empty()) {
+    auto refinement = make_refinement_pairs(config.tasks, config.solutions, config.refinement, config.refinement_max_turn);
+    if (!refinement) return refinement.error();
+    pairs->insert(pairs->end(), refinement->begin(), refinement->end());
+  }
 
   const fs::path tokenizer = config.tokenizer.empty() ? config.model : config.tokenizer;
   auto policy = policy::load_policy_model(config.model, tokenizer, config.device);
@@ -162,6 +172,7 @@ common::Expected<SftSummary> run_sft(const SftConfig& config) {
     return make_error("every pair is longer than the model's context of " + std::to_string(context) + " tokens");
   }
   summary.n_pairs = static_cast<int>(samples.size());
+  for (const auto& p : kept) summary.n_refinement_pairs += p.turn > 1 ? 1 : 0;
 
   std::error_code ec;
   fs::create_directories(config.out_dir, ec);
@@ -171,7 +182,7 @@ common::Expected<SftSummary> run_sft(const SftConfig& config) {
     for (const auto& p : kept) {
       json prompt = json::array();
       for (const auto& m : p.prompt) prompt.push_back({{"role", m.role}, {"content", m.content}});
-      out << json{{"task", p.task_id}, {"prompt", prompt}, {"answer", p.answer}}.dump() << "\n";
+      out << json{{"task", p.task_id}, {"turn", p.turn}, {"prompt", prompt}, {"answer", p.answer}}.dump() << "\n";
     }
     std::ofstream(config.out_dir / "sft.json") << settings(config, kept).dump(1) << "\n";
     if (!out) return make_error((config.out_dir / "pairs.jsonl").string() + ": cannot write");

@@ -24,9 +24,14 @@ namespace kernelrl::train {
 
 struct SftPair {
   std::string task_id;                   // the task file's name without .py
-  std::vector<rollout::Message> prompt;  // the rollout's turn-1 prompt
+  std::vector<rollout::Message> prompt;  // the rollout's prompt of `turn`
   std::string answer;                    // fenced solution, then its summary
+  int turn = 1;                          // > 1: a refinement pair (train/sft_refinement.hpp)
 };
+
+// What a pair answers with: the solution `code` fenced as the one-shot example is (without the
+// file's leading comment lines), then its own one-line approach as the summary.
+std::string solution_answer(const rollout::PromptTemplates& templates, const std::string& code);
 
 // The solution of task `task_id` in `solutions_dir` for `format`: <id>.native.cu, <id>.host.cpp or
 // <id>.kernelbench.py.
@@ -45,6 +50,8 @@ struct SftConfig {
   std::string device = "auto";
   rollout::RolloutConfig tasks;     // tasks, split (train), format, size, templates and prompt budget; resolved
   std::filesystem::path solutions;  // folder of correct solutions (tasks/fixtures/starter)
+  std::filesystem::path refinement; // a rollout's trajectories.jsonl (or its folder): refinement pairs too
+  int refinement_max_turn = 4;      // the latest turn a refinement pair's prompt is for
   std::filesystem::path out_dir;    // sft_log.jsonl, pairs.jsonl, sft.json, checkpoint/
   int n_steps = 200;
   int batch = 8;                    // pairs per step (cycled in a seeded order)
@@ -58,6 +65,7 @@ struct SftConfig {
 
 struct SftSummary {
   int n_pairs = 0;         // pairs trained on
+  int n_refinement_pairs = 0;  // of those, refinement pairs (turn > 1)
   int n_missing = 0;       // tasks without a solution
   int n_too_long = 0;      // pairs left out: prompt + answer over the model's context
   int steps_run = 0;

@@ -8,6 +8,7 @@
 #include <numeric>
 #include <optional>
 #include <random>
+#include <sstream>
 #include <tuple>
 
 #include <torch/torch.h>
@@ -79,14 +80,24 @@ std::vector<fs::path> tasks_of_step(const std::vector<task::SelectedTask>& tasks
 // A run directory's train.json must hold the same settings (the number of steps may grow).
 // Writes nothing: train.json is written once the model has loaded, so a run that could not start
 // (a wrong --model, say) does not pin its settings on the directory.
-common::Fallible check_run_settings(const TrainConfig& c) {
+// What train.json holds: every setting (describe), the evaluator's (options, rules, device, GPU)
+// and the content digests of the files the samples depend on.
+common::Expected<json> run_settings(const TrainConfig& c, const rollout::Evaluator& scorer) {
+  json settings = describe(c);
+  settings["evaluator"] = scorer.settings();
+  auto files = describe_files(c);
+  if (!files) return files.error();
+  settings["files"] = std::move(*files);
+  return settings;
+}
+
+common::Fallible check_run_settings(const TrainConfig& c, json want) {
   const fs::path file = c.run_dir / "train.json";
   if (!fs::exists(file)) return common::Ok{};
   auto text = common::read_file(file);
   if (!text) return text.error();
   auto have = json::parse(*text, nullptr, false);
   if (have.is_discarded() || !have.is_object()) return make_error(file.string() + ": not a JSON object");
-  json want = describe(c);
   have.erase("n_steps");  // a run may be extended
   want.erase("n_steps");
   if (auto same = rollout::check_same_settings(have, want); !same) {
@@ -95,11 +106,11 @@ common::Fallible check_run_settings(const TrainConfig& c) {
   return common::Ok{};
 }
 
-common::Fallible write_run_settings(const TrainConfig& c) {
+common::Fallible write_run_settings(const TrainConfig& c, const json& settings) {
   std::error_code ec;
   fs::create_directories(c.run_dir, ec);
   if (ec) return make_error(c.run_dir.string() + ": cannot create: " + ec.message());
-  return common::write_file_atomic(c.run_dir / "train.json", describe(c).dump(2) + "\n");
+  return common::write_file_atomic(c.run_dir / "train.json", settings.dump(2) + "\n");
 }
 
 struct RunState {
@@ -119,25 +130,34 @@ RunState read_state(const fs::path& run_dir) {
   return s;
 }
 
-common::Fallible save_step(const TrainConfig& c, policy::PolicyModel& policy, torch::optim::Optimizer& optimizer, int steps_done,
-                           const RunState& previous) {
-  const std::string name = "checkpoints/" + step_name(steps_done);
-  const fs::path dir = c.run_dir / name;
+// A step's checkpoint (weights and optimizer) under checkpoints/, not yet the run's: train_state.json
+// names it only once the step's log line is written (commit_step).
+common::Fallible save_checkpoint(const TrainConfig& c, policy::PolicyModel& policy, torch::optim::Optimizer& optimizer,
+                                 int steps_done) {
+  const fs::path dir = c.run_dir / "checkpoints" / step_name(steps_done);
   if (auto s = weights::save_hf_checkpoint(dir, policy.model->config(), policy.model->state(), "float32"); !s) return s;
   try {
     torch::save(optimizer, (dir / "optimizer.pt").string());
   } catch (const c10::Error& e) {
     return make_error(dir.string() + "/optimizer.pt: " + e.what_without_backtrace());
   }
+  return common::Ok{};
+}
+
+// Makes step `steps_done` the run's (its log line is already written), then drops the previous
+// checkpoint. A run killed before this redoes the step, and its resume drops that step's log line.
+common::Fallible commit_step(const TrainConfig& c, int steps_done, const RunState& previous) {
+  const std::string name = "checkpoints/" + step_name(steps_done);
   json state = {{"steps_done", steps_done}, {"checkpoint", name}};
   if (auto s = common::write_file_atomic(c.run_dir / "train_state.json", state.dump(2) + "\n"); !s) return s;
-  if (!previous.checkpoint.empty() && previous.checkpoint != dir) (void)common::remove_tree(previous.checkpoint);
+  if (!previous.checkpoint.empty() && previous.checkpoint != c.run_dir / name) (void)common::remove_tree(previous.checkpoint);
   return common::Ok{};
 }
 
 // What the step log reports of a step's turns, as sums (and a maximum) that add up over ranks.
 struct EpisodeTotals {
-  double n_episodes = 0, n_answered = 0;  // the model's outcomes: prompts over the context were never its to answer
+  double n_episodes = 0, n_answered = 0;  // the model's outcomes: prompts over the context were never its to answer,
+  double n_no_response = 0;               // nor turns the policy gave no response to
   double reward = 0, reward_max = 0, correct = 0, speedup = 0, tokens = 0, degenerate = 0;
 };
 
@@ -145,6 +165,7 @@ EpisodeTotals totals_of(const std::vector<trajectory::TurnRecord>& episodes) {
   EpisodeTotals t;
   t.n_episodes = static_cast<double>(episodes.size());
   for (const auto& e : episodes) {
+    t.n_no_response += is_no_response(e);
     if (is_unanswered(e)) continue;
     ++t.n_answered;
     t.reward += e.score;
@@ -160,11 +181,11 @@ EpisodeTotals totals_of(const std::vector<trajectory::TurnRecord>& episodes) {
 // The whole step's totals: the sums over the ranks (the rank's own without a group).
 common::Fallible reduce_totals(EpisodeTotals& t, RankGroup* ranks) {
   if (!ranks) return common::Ok{};
-  std::vector<double> sums = {t.n_episodes, t.n_answered, t.reward, t.correct, t.speedup, t.tokens, t.degenerate};
+  std::vector<double> sums = {t.n_episodes, t.n_answered, t.n_no_response, t.reward, t.correct, t.speedup, t.tokens, t.degenerate};
   if (auto s = ranks->sum_values(sums); !s) return s;
   std::vector<double> maxima = {t.reward_max};
   if (auto s = ranks->max_values(maxima); !s) return s;
-  t = {sums[0], sums[1], sums[2], maxima[0], sums[3], sums[4], sums[5], sums[6]};
+  t = {sums[0], sums[1], sums[2], sums[3], maxima[0], sums[4], sums[5], sums[6], sums[7]};
   return common::Ok{};
 }
 
@@ -172,7 +193,8 @@ json step_metrics(int step, const EpisodeTotals& t, const UpdateStats& u, double
   const double n = std::max<double>(1, t.n_answered);
   return {{"step", step},
           {"n_episodes", static_cast<std::int64_t>(t.n_episodes)},
-          {"rollout/n_prompts_too_long", static_cast<int>(t.n_episodes - t.n_answered)},
+          {"rollout/n_prompts_too_long", static_cast<int>(t.n_episodes - t.n_answered - t.n_no_response)},
+          {"rollout/n_no_response", static_cast<int>(t.n_no_response)},
           {"reward/mean", t.reward / n},
           {"reward/max", t.reward_max},
           {"eval/correct_rate", t.correct / n},
@@ -189,6 +211,8 @@ json step_metrics(int step, const EpisodeTotals& t, const UpdateStats& u, double
           {"train/n_tokens", u.n_tokens},
           {"train/sampler_logprob_diff_mean", u.sampler_logprob_diff_mean},
           {"train/sampler_logprob_diff_max", u.sampler_logprob_diff_max},
+          {"train/tis_weight_mean", u.tis_weight},
+          {"train/tis_capped_frac", u.tis_capped_frac},
           {"train/optimizer_steps", u.n_optimizer_steps},
           {"time/rollout_s", rollout_s},
           {"time/update_s", update_s},
@@ -206,6 +230,27 @@ common::Expected<GlobalPlacement> place_in_step(const std::vector<SampleKey>& ke
     keys_by_rank.push_back(std::move(*parsed));
   }
   return place_samples(keys_by_rank, ranks.rank_info().rank);
+}
+
+// Drops the log lines of steps after `steps_done`: written by a run killed before it recorded the
+// step as done (the line comes first), they are written again when the step is redone.
+common::Fallible trim_log_after(const fs::path& run_dir, int steps_done) {
+  const fs::path path = run_dir / "train_log.jsonl";
+  if (!fs::exists(path)) return common::Ok{};
+  auto text = common::read_file(path, 1ull << 30);
+  if (!text) return text.error();
+  std::istringstream lines(*text);
+  std::string line, kept;
+  bool dropped = false;
+  while (std::getline(lines, line)) {
+    const json j = json::parse(line, nullptr, false);
+    if (j.is_object() && j.contains("step") && j["step"].is_number_integer() && j["step"].get<int>() > steps_done) {
+      dropped = true;
+      continue;
+    }
+    kept += line + "\n";
+  }
+  return dropped ? common::write_file_atomic(path, kept) : common::Ok{};
 }
 
 common::Fallible append_log_line(const fs::path& run_dir, const json& line) {
@@ -296,7 +341,11 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
     if (!loaded) return make_error("--heldout-split " + config.heldout.split + ": " + loaded.error().message);
     heldout_tasks = std::move(*loaded);
   }
-  if (auto s = check_run_settings(config); !s) return s.error();
+  FormatRewardEvaluator format_reward;
+  rollout::Evaluator& scorer = config.reward == "format" ? static_cast<rollout::Evaluator&>(format_reward) : *evaluator;
+  auto settings = run_settings(config, scorer);
+  if (!settings) return settings.error();
+  if (auto s = check_run_settings(config, *settings); !s) return s.error();
 
   RunState state = read_state(config.run_dir);
   TrainSummary summary;
@@ -332,14 +381,13 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
     }
   }
   if (writes_run) {
-    if (auto s = write_run_settings(config); !s) return s.error();
+    if (auto s = write_run_settings(config, *settings); !s) return s.error();
+    if (auto s = trim_log_after(config.run_dir, state.steps_done); !s) return s.error();
   }
   policy::LocalPolicyConfig policy_config = config.policy;
   policy_config.sampling.seed = config.seed;
   policy::LocalPolicy own_sampler(*policy, policy_config);
   Sampler sampler{own_sampler, external_sampler};
-  FormatRewardEvaluator format_reward;
-  rollout::Evaluator& scorer = config.reward == "format" ? static_cast<rollout::Evaluator&>(format_reward) : *evaluator;
 
   // The configured batch: every step samples m x n turns of the same number of tasks.
   const auto batch_samples = static_cast<std::int64_t>(std::min<std::size_t>(config.tasks_per_step, tasks->size())) *
@@ -423,12 +471,6 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
       if (!metrics) return metrics.error();
       heldout = std::move(*metrics);
     }
-    if (writes_run) {
-      if (auto s = save_step(config, *policy, optimizer, step + 1, state); !s) {
-        return make_error("step " + std::to_string(step + 1) + ": checkpoint: " + s.error().message);
-      }
-      state = read_state(config.run_dir);
-    }
     EpisodeTotals totals = totals_of(episodes);
     std::vector<double> batches = {static_cast<double>(step_batches)};  // the sampler calls of every rank
     if (ranks) {
@@ -437,8 +479,15 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
     }
     json metrics = step_metrics(step + 1, totals, *stats, rollout_s, update_s, static_cast<int>(batches[0]));
     if (heldout.is_object()) metrics.update(heldout);
-    if (writes_run) {
+    if (writes_run) {  // the checkpoint, then the log line, then the state that makes them the run's
+      if (auto s = save_checkpoint(config, *policy, optimizer, step + 1); !s) {
+        return make_error("step " + std::to_string(step + 1) + ": checkpoint: " + s.error().message);
+      }
       if (auto s = append_log_line(config.run_dir, metrics); !s) return s.error();
+      if (auto s = commit_step(config, step + 1, state); !s) {
+        return make_error("step " + std::to_string(step + 1) + ": checkpoint: " + s.error().message);
+      }
+      state = read_state(config.run_dir);
     }
     const double reward = metrics["reward/mean"].get<double>();
     if (summary.steps_run == 0) summary.first_reward = reward;

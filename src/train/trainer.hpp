@@ -48,6 +48,11 @@ struct TrainConfig {
 // the field, e.g. `rollout.return.kind`).
 nlohmann::json describe(const TrainConfig& config);
 
+// Content digests of the files a run's samples depend on: the model (every file of its folder),
+// the tokenizer, the prompt templates and the one-shot example. An Error names a file that cannot
+// be read.
+common::Expected<nlohmann::json> describe_files(const TrainConfig& config);
+
 struct TrainSummary {
   int steps_done_before = 0;  // steps a previous run had finished (resumed)
   int steps_run = 0;

@@ -214,7 +214,7 @@ common::Expected<std::vector<double>> global_row_counts(const std::vector<Miniba
 // What the statistics are made of: sums over trained tokens and samples, as this rank has them.
 struct StatSums {
   double loss = 0;  // the minibatches' losses, each divided by the number of minibatches
-  double n_tokens = 0, n_samples = 0, clip = 0, kl = 0, kl_ref = 0, entropy = 0;
+  double n_tokens = 0, n_samples = 0, clip = 0, kl = 0, kl_ref = 0, entropy = 0, tis = 0, tis_capped = 0;
   TokenSums sampler_diff, nll;
 };
 
@@ -224,7 +224,8 @@ common::Fallible finish_stats(StatSums sums, RankGroup* group, UpdateStats& stat
   double sampler_diff_n = static_cast<double>(sums.sampler_diff.n), nll_n = static_cast<double>(sums.nll.n);
   if (group) {
     std::vector<double> totals = {sums.loss, sums.n_tokens, sums.n_samples, sums.clip, sums.kl, sums.kl_ref,
-                                  sums.entropy, sums.sampler_diff.sum, sampler_diff_n, sums.nll.sum, nll_n};
+                                  sums.entropy, sums.sampler_diff.sum, sampler_diff_n, sums.nll.sum, nll_n,
+                                  sums.tis, sums.tis_capped};
     if (auto s = group->sum_values(totals); !s) return s;
     std::vector<double> maxima = {sums.sampler_diff.max};
     if (auto s = group->max_values(maxima); !s) return s;
@@ -232,6 +233,7 @@ common::Fallible finish_stats(StatSums sums, RankGroup* group, UpdateStats& stat
         std::tuple(totals[0], totals[1], totals[2], totals[3], totals[4], totals[5]);
     std::tie(sums.entropy, sums.sampler_diff.sum, sampler_diff_n, sums.nll.sum, nll_n, sums.sampler_diff.max) =
         std::tuple(totals[6], totals[7], totals[8], totals[9], totals[10], maxima[0]);
+    std::tie(sums.tis, sums.tis_capped) = std::tuple(totals[11], totals[12]);
   }
   stats.loss = sums.loss;
   stats.n_tokens = static_cast<std::int64_t>(sums.n_tokens);
@@ -244,8 +246,27 @@ common::Fallible finish_stats(StatSums sums, RankGroup* group, UpdateStats& stat
     stats.approx_kl = sums.kl / stats.n_tokens;
     stats.kl_to_ref = sums.kl_ref / stats.n_tokens;
     stats.entropy = sums.entropy / stats.n_tokens;
+    stats.tis_weight = sums.tis / stats.n_tokens;
+    stats.tis_capped_frac = sums.tis_capped / stats.n_tokens;
   }
   return common::Ok{};
+}
+
+// Per sample, laid out as `old_logprobs` (the positions before each target token): the sampler's
+// log-probs at the response's positions where it reported them, the recomputed ones elsewhere (and
+// for samples without them), so the truncated importance weight is 1 wherever nothing is known.
+std::vector<torch::Tensor> sampler_logprobs_like(const std::vector<TrainingSample>& samples,
+                                                 const std::vector<torch::Tensor>& old_logprobs) {
+  std::vector<torch::Tensor> out(samples.size());
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    if (!old_logprobs[i].defined()) continue;
+    out[i] = old_logprobs[i].clone();
+    const auto& s = samples[i];
+    if (s.sampler_logprobs.size() != s.response.size() || s.response.empty()) continue;
+    const auto reported = torch::tensor(s.sampler_logprobs, torch::kFloat64).to(out[i].dtype()).to(out[i].device());
+    out[i].slice(0, static_cast<std::int64_t>(s.prompt.size()) - 1).copy_(reported);
+  }
+  return out;
 }
 
 // The identity placement: the samples are the whole batch.
@@ -288,6 +309,9 @@ common::Expected<UpdateStats> update_policy(const UpdateModels& models, torch::o
     StatSums sums;
     sums.sampler_diff = compare_with_sampler(samples, old_logprobs);
     sums.nll = response_nll(samples, old_logprobs, trained);
+    const bool with_tis = config.grpo.tis_cap > 0;
+    std::vector<torch::Tensor> sampler_logprobs;
+    if (with_tis) sampler_logprobs = sampler_logprobs_like(samples, old_logprobs);
     std::vector<torch::Tensor> ref_logprobs;
     if (with_kl) {
       model::Transformer reference = models.reference;  // a handle: the module is shared
@@ -306,6 +330,7 @@ common::Expected<UpdateStats> update_policy(const UpdateModels& models, torch::o
         in.logprobs = lp;
         in.old_logprobs = padded_rows(old_logprobs, rows, lp.size(1));
         if (with_kl) in.ref_logprobs = padded_rows(ref_logprobs, rows, lp.size(1));
+        if (with_tis) in.sampler_logprobs = padded_rows(sampler_logprobs, rows, lp.size(1));
         in.advantages = mb.advantages;
         in.mask = mb.mask;
         in.n_sequences = minibatch.n_sequences;
@@ -316,6 +341,8 @@ common::Expected<UpdateStats> update_policy(const UpdateModels& models, torch::o
         sums.clip += out.clip_frac * out.n_tokens;
         sums.kl += out.approx_kl * out.n_tokens;
         sums.kl_ref += out.kl_to_ref * out.n_tokens;
+        sums.tis += out.tis_weight * out.n_tokens;
+        sums.tis_capped += out.tis_capped_frac * out.n_tokens;
         if (entropy.defined()) sums.entropy += (entropy * mb.mask).sum().item<double>();
       }
       if (group) {  // each rank's loss is divided by the whole minibatch's constant: the sum is its gradient

@@ -24,7 +24,7 @@ struct TrainingSample {
   std::vector<std::int64_t> response;  // the sampled tokens (trained on)
   double advantage = 0;
   std::vector<double> sampler_logprobs;  // log p of each response token as the sampler reported it
-                                         // (empty: unknown); only compared, for the mismatch diagnostic
+                                         // (empty: unknown): the mismatch diagnostic and grpo.tis_cap's weights
 };
 
 struct UpdateConfig {
@@ -59,6 +59,9 @@ struct UpdateStats {
   // sampler log-probs: the training-inference mismatch (0 up to rounding when both agree).
   double sampler_logprob_diff_mean = 0;
   double sampler_logprob_diff_max = 0;
+  // Truncated importance sampling (grpo.tis_cap): token-weighted mean weight, and share cut at the cap.
+  double tis_weight = 1;
+  double tis_capped_frac = 0;
   // Mean negative log-probability of the trained response tokens under the policy before the
   // update, at config.temperature (the supervised warm start's loss).
   double response_nll = 0;

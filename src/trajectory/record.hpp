@@ -43,7 +43,8 @@ struct Response {
 enum class TurnOutcome {
   EVALUATED,        // the engine's result is in `result`
   PARSE_ERROR,      // the response broke the format rules: never evaluated, score 0
-  POLICY_ERROR,     // the policy gave no response after its retries (names the URL): score 0
+  POLICY_ERROR,     // the policy gave no response after its retries (names the URL): score 0, never
+                    // credited (no return, no advantage); a resumed run samples it again
   PROMPT_TOO_LONG,  // the prompt did not fit the policy's token budget even without earlier
                     // attempts: never sent, never credited (no return, no advantage)
   NO_RESULT,        // neither a result nor an error (hand-written or pre-release records)
@@ -82,8 +83,12 @@ struct TurnRecord {
   std::string status() const;
   // What went wrong: the parse, policy or prompt error, or the result's error message; "" when none.
   std::string feedback() const;
-  // Whether the turn has its return and advantage (an unanswered turn has nothing to credit).
-  bool credited() const { return outcome == TurnOutcome::PROMPT_TOO_LONG || (return_ && advantage); }
+  // Whether the turn has its return and advantage. A turn without an answer has nothing to credit:
+  // a prompt that did not fit, or no response from the policy (an infrastructure failure, which
+  // would otherwise read as a wrong answer and shift its group's advantages).
+  bool credited() const {
+    return outcome == TurnOutcome::PROMPT_TOO_LONG || outcome == TurnOutcome::POLICY_ERROR || (return_ && advantage);
+  }
 };
 
 // The record that completes a turn's return and advantage ("update": true).

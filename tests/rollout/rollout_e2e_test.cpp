@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -92,7 +93,8 @@ TEST(RolloutEndToEnd, MisbehavingServerTwoTasksFourTrajectoriesThreeTurns) {
   EXPECT_NE(output.find("24 turns run"), std::string::npos) << output;
   EXPECT_NE(output.find("1 without response"), std::string::npos) << output;
 
-  // Every (task, trajectory, turn) exactly once; updates for all of them.
+  // Every (task, trajectory, turn) exactly once; updates for all of them but the turn without a
+  // response (no return, no advantage: an infrastructure failure is not the model's answer).
   std::map<std::tuple<std::string, int, int>, json> turns, updates;
   for (auto& line : read_json_lines(out / "trajectories.jsonl")) {
     const auto key = std::make_tuple(line["task"].get<std::string>(), line["trajectory"].get<int>(), line["turn"].get<int>());
@@ -103,7 +105,7 @@ TEST(RolloutEndToEnd, MisbehavingServerTwoTasksFourTrajectoriesThreeTurns) {
     }
   }
   ASSERT_EQ(turns.size(), 24u);
-  ASSERT_EQ(updates.size(), 24u);
+  ASSERT_EQ(updates.size(), 23u);
   std::set<std::string> tasks;
   for (const auto& [key, r] : turns) {
     tasks.insert(std::get<0>(key));
@@ -172,23 +174,33 @@ TEST(RolloutEndToEnd, MisbehavingServerTwoTasksFourTrajectoriesThreeTurns) {
   std::map<std::string, bool> any_correct_by_trajectory;
   std::map<std::string, int> correct_trajectories;
   for (const auto& task : tasks) {
-    std::vector<std::vector<double>> returns;
+    std::vector<std::vector<std::optional<double>>> returns;
     for (int j = 0; j < 4; ++j) {
       std::vector<double> scores;
+      std::vector<int> answered;  // the turns with a response: the path the returns run over
       bool any = false;
       for (int t = 1; t <= 3; ++t) {
-        scores.push_back(turns.at({task, j, t})["score"].get<double>());
-        any = any || turns.at({task, j, t})["correct"].get<bool>();
+        const json& r = turns.at({task, j, t});
+        any = any || r["correct"].get<bool>();
+        if (!r["policy_error"].is_null()) continue;
+        scores.push_back(r["score"].get<double>());
+        answered.push_back(t);
       }
       correct_trajectories[task] += any ? 1 : 0;
-      returns.push_back(rl::returns(scores, {rl::ReturnKind::DISCOUNTED_SUM, 0.4}));
+      const auto R = rl::returns(scores, {rl::ReturnKind::DISCOUNTED_SUM, 0.4});
+      returns.emplace_back(3);
+      for (std::size_t k = 0; k < answered.size(); ++k) returns.back()[static_cast<std::size_t>(answered[k] - 1)] = R[k];
     }
-    const auto advantages = rl::advantages(returns, {});
+    const auto advantages = rl::advantages_where_present(returns, {});
     for (int j = 0; j < 4; ++j) {
       for (int t = 1; t <= 3; ++t) {
+        if (!returns[j][t - 1]) {
+          EXPECT_EQ(updates.count({task, j, t}), 0u) << task << " " << j << " " << t;
+          continue;
+        }
         const json& u = updates.at({task, j, t});
-        EXPECT_NEAR(u["return"].get<double>(), returns[j][t - 1], 1e-9) << u.dump();
-        EXPECT_NEAR(u["advantage"].get<double>(), advantages[j][t - 1], 1e-9) << u.dump();
+        EXPECT_NEAR(u["return"].get<double>(), *returns[j][t - 1], 1e-9) << u.dump();
+        EXPECT_NEAR(u["advantage"].get<double>(), *advantages[j][t - 1], 1e-9) << u.dump();
       }
     }
   }

@@ -87,7 +87,10 @@ TEST_F(RolloutRun, ResumeWithOtherSettingsIsRefusedNamingTheField) {
   EXPECT_EQ(policy.n_calls(), 1);
 }
 
-TEST_F(RolloutRun, APolicyFailureIsAFinishedTurnWithScoreZero) {
+// No response from the policy is an infrastructure failure, not the model's wrong answer: the
+// trajectory goes on (the next prompt says so), but the turn gets no return and no advantage, and
+// the group's statistics leave it out.
+TEST_F(RolloutRun, APolicyFailureIsAFinishedTurnLeftOutOfTheCredit) {
   const auto out = scratch_dir() / "run";
   auto c = config(out, 1, 3);
   c.strategy = Strategy::SERIAL;
@@ -101,11 +104,14 @@ TEST_F(RolloutRun, APolicyFailureIsAFinishedTurnWithScoreZero) {
   EXPECT_EQ(r->n_turns_run, 3);
   const RunRecords records = read_run(out);
   ASSERT_EQ(records.turns.size(), 3u);
-  EXPECT_EQ(records.n_update_lines, 3);
+  EXPECT_EQ(records.n_update_lines, 2);
   const auto& failed = records.turn(0, 2);
   EXPECT_TRUE(failed["parse_error"].is_null());
   EXPECT_TRUE(failed["result"].is_null());
   EXPECT_EQ(failed["score"], 0.0);
+  EXPECT_EQ(records.updates.count({0, 2}), 0u);  // no return, no advantage
+  EXPECT_EQ(records.updates.count({0, 1}), 1u);
+  EXPECT_EQ(records.updates.count({0, 3}), 1u);
   EXPECT_NE(failed["policy_error"].get<std::string>().find("http://127.0.0.1:9/v1/chat/completions"), std::string::npos);
   EXPECT_TRUE(records.turn(0, 1)["policy_error"].is_null());
   const std::string prompt = records.turn(0, 3)["messages"][1]["content"];
@@ -114,7 +120,9 @@ TEST_F(RolloutRun, APolicyFailureIsAFinishedTurnWithScoreZero) {
       << prompt;
 }
 
-TEST_F(RolloutRun, ConsecutivePolicyFailuresStopTheRunAndResumeKeepsThem) {
+// A run stopped by a policy that went down resumes by sampling its no-response turns again, with
+// the turns that followed them: the records then hold answers, not failures.
+TEST_F(RolloutRun, ConsecutivePolicyFailuresStopTheRunAndResumeSamplesThemAgain) {
   const auto out = scratch_dir() / "run";
   auto c = config(out, 1, 4);
   c.strategy = Strategy::SERIAL;
@@ -134,14 +142,16 @@ TEST_F(RolloutRun, ConsecutivePolicyFailuresStopTheRunAndResumeKeepsThem) {
   auto steady = policy::ScriptedPolicy::from_list({"still no code"});
   auto resumed = run(c, steady);
   ASSERT_TRUE(resumed) << resumed.error().message;
-  EXPECT_EQ(steady.n_calls(), 1);  // turns with only a policy error are finished turns: not redone
+  EXPECT_EQ(steady.n_calls(), 3);  // turns 2 and 3 (no response) again, then turn 4
+  EXPECT_EQ(resumed->n_policy_errors_resampled, 2);
+  EXPECT_EQ(resumed->n_turns_found, 1);
   const RunRecords records = read_run(out);
   EXPECT_EQ(records.turns.size(), 4u);
   EXPECT_EQ(records.n_update_lines, 4);
-  EXPECT_FALSE(records.turn(0, 3)["policy_error"].is_null());
+  for (int t = 1; t <= 4; ++t) EXPECT_TRUE(records.turn(0, t)["policy_error"].is_null()) << "turn " << t;
   const std::string prompt = records.turn(0, 4)["messages"][1]["content"];
   EXPECT_NE(prompt.find("Attempt 3:"), std::string::npos) << prompt;
-  EXPECT_NE(prompt.find("no response: "), std::string::npos) << prompt;
+  EXPECT_EQ(prompt.find("no response: "), std::string::npos) << prompt;
 }
 
 // The number of earlier attempts a prompt shows: the "context" of the scripted policy below.

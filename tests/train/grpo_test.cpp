@@ -90,5 +90,30 @@ TEST(Grpo, KlPenaltyUsesTheK3Estimator) {
   EXPECT_NEAR(out.loss.item<double>(), 0.1 * k3, 1e-12);
 }
 
+// Truncated importance sampling: each token's policy-gradient term times min(p_old / p_sampler,
+// cap), with no gradient through the weight; the KL term is not weighted; cap 0 turns it off.
+TEST(Grpo, TruncatedImportanceSamplingWeightsEachTokenByTheCappedSamplerRatio) {
+  auto lp = t({-1.0, -2.0, -0.5}, 1).requires_grad_(true);
+  GrpoInputs in;
+  in.logprobs = lp;
+  in.old_logprobs = t({-1.0, -2.0, -0.5}, 1);  // ratio 1: the unclipped term -A on every token
+  in.sampler_logprobs = t({-1.0, -2.3, -3.0}, 1);  // weights 1, e^0.3 = 1.34986, e^2.5 -> cap 2
+  in.advantages = torch::tensor({1.0}, torch::kDouble);
+  in.mask = t({1, 1, 1}, 1);
+  GrpoConfig c;
+  c.max_response_tokens = 3;
+  const GrpoOutput out = grpo_loss(in, c);
+  EXPECT_NEAR(out.loss.item<double>(), -(1 + std::exp(0.3) + 2.0) / 3.0, 1e-12);
+  EXPECT_NEAR(out.tis_weight, (1 + std::exp(0.3) + 2.0) / 3.0, 1e-12);
+  EXPECT_NEAR(out.tis_capped_frac, 1.0 / 3.0, 1e-12);
+  out.loss.backward();
+  EXPECT_NEAR(lp.grad()[0][1].item<double>(), -std::exp(0.3) / 3.0, 1e-12);  // d(-w * ratio)/dlp, w constant
+  c.tis_cap = 0;
+  lp.grad().zero_();
+  const GrpoOutput off = grpo_loss(in, c);
+  EXPECT_NEAR(off.loss.item<double>(), -1.0, 1e-12);
+  EXPECT_EQ(off.tis_weight, 1.0);
+}
+
 }  // namespace
 }  // namespace kernelrl::train

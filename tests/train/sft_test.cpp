@@ -15,6 +15,8 @@
 #include "common/fs.hpp"
 #include "model/transformer.hpp"
 #include "rollout/response_parser.hpp"
+#include "train/sft_refinement.hpp"
+#include "trajectory/record.hpp"
 #include "weights/checkpoint.hpp"
 
 namespace kernelrl::train {
@@ -122,6 +124,86 @@ TEST(Sft, TrainingLowersTheAnswersNegativeLogLikelihoodAndWritesACheckpoint) {
   auto again = run_sft(c);
   ASSERT_FALSE(again);
   EXPECT_NE(again.error().message.find("a finished warm start is here"), std::string::npos) << again.error().message;
+  fs::remove_all(root);
+}
+
+// Refinement pairs: the rollout's own prompt for turn t + 1 after a real failed attempt at turn t
+// (the attempts before it in its trajectory included), answered with the solution; correct turns,
+// turns without an answer, held-out tasks and turns at the last turn give none.
+TEST(Sft, RefinementPairsAreTheRolloutsLaterPromptsAfterRealFailedAttempts) {
+  const fs::path root = scratch();
+  const auto config = starter({kSource / "tasks/starter"}, "all");
+  const std::string abs_task = (kSource / "tasks/starter/001_abs.py").string();
+  auto record = [](const std::string& task, const std::string& id, int trajectory, int turn) {
+    trajectory::TurnRecord r;
+    r.task = task;
+    r.task_id = id;
+    r.trajectory = trajectory;
+    r.turn = turn;
+    return r;
+  };
+  std::vector<trajectory::TurnRecord> records;
+  auto unparsable = record(abs_task, "001_abs", 0, 1);
+  unparsable.outcome = trajectory::TurnOutcome::PARSE_ERROR;
+  unparsable.error = "no ```cuda code block found";
+  records.push_back(unparsable);
+  auto wrong = record(abs_task, "001_abs", 0, 2);
+  wrong.outcome = trajectory::TurnOutcome::EVALUATED;
+  wrong.code = "extern \"C\" int kernelrl_forward() { return 0; }";
+  wrong.summary = "did nothing";
+  wrong.result = nlohmann::json{{"status", "WRONG_OUTPUT"}, {"error", {{"message", "output 0 differs at [0]"}}}};
+  records.push_back(wrong);
+  auto right = record(abs_task, "001_abs", 1, 1);
+  right.outcome = trajectory::TurnOutcome::EVALUATED;
+  right.correct = true;
+  right.code = "ok";
+  right.result = nlohmann::json{{"status", "OK"}};
+  records.push_back(right);
+  auto no_response = record(abs_task, "001_abs", 2, 1);
+  no_response.outcome = trajectory::TurnOutcome::POLICY_ERROR;
+  no_response.error = "http://127.0.0.1:9: connection refused";
+  records.push_back(no_response);
+  auto held_out = record((kSource / "tasks/starter/005_sin.py").string(), "005_sin", 0, 1);
+  held_out.outcome = trajectory::TurnOutcome::PARSE_ERROR;
+  held_out.error = "no code";
+  records.push_back(held_out);
+  auto last_turn = record(abs_task, "001_abs", 3, 4);
+  last_turn.outcome = trajectory::TurnOutcome::PARSE_ERROR;
+  last_turn.error = "no code";
+  records.push_back(last_turn);
+  {
+    std::ofstream out(root / "trajectories.jsonl");
+    for (const auto& r : records) out << trajectory::to_json(r).dump() << "\n";
+  }
+  auto pairs = make_refinement_pairs(config, kSource / "tasks/fixtures/starter", root, 4);
+  ASSERT_TRUE(pairs) << pairs.error().message;
+  ASSERT_EQ(pairs->size(), 2u);
+  auto templates = rollout::load_templates(config.templates_dir, config.format, config.example_file);
+  ASSERT_TRUE(templates) << templates.error().message;
+  auto source = common::read_file(abs_task, 1 << 20);
+  ASSERT_TRUE(source);
+  const rollout::Attempt first{"", "", "failed to parse: no ```cuda code block found"};
+  const auto& second_turn = (*pairs)[0];
+  EXPECT_EQ(second_turn.turn, 2);
+  auto expected = rollout::build_prompt(*templates, *source, {first}, 2, config.prompt);
+  ASSERT_EQ(second_turn.prompt.size(), expected.messages.size());
+  for (std::size_t i = 0; i < expected.messages.size(); ++i) {
+    EXPECT_EQ(second_turn.prompt[i].content, expected.messages[i].content);
+  }
+  const auto& third_turn = (*pairs)[1];
+  EXPECT_EQ(third_turn.turn, 3);
+  const std::string user = third_turn.prompt.back().content;
+  EXPECT_NE(user.find("Attempt 1:"), std::string::npos) << user;
+  EXPECT_NE(user.find("Attempt 2:"), std::string::npos) << user;
+  EXPECT_NE(user.find("incorrect: output 0 differs at [0]"), std::string::npos) << user;
+  EXPECT_NE(user.find("did nothing"), std::string::npos) << user;
+  EXPECT_EQ(third_turn.answer, (*make_sft_pairs(starter({kSource / "tasks/starter/001_abs.py"}, "train"),
+                                                kSource / "tasks/fixtures/starter", nullptr))[0].answer);
+  // Nothing to learn from: an error naming the file.
+  std::ofstream(root / "trajectories.jsonl") << trajectory::to_json(right).dump() << "\n";
+  auto none = make_refinement_pairs(config, kSource / "tasks/fixtures/starter", root, 4);
+  ASSERT_FALSE(none);
+  EXPECT_NE(none.error().message.find("trajectories.jsonl: no failed attempt"), std::string::npos) << none.error().message;
   fs::remove_all(root);
 }
 

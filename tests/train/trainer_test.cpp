@@ -15,6 +15,7 @@
 
 #include "tiny_policy.hpp"
 #include "model/transformer.hpp"
+#include "rollout/evaluator.hpp"
 #include "train/trainer.hpp"
 #include "weights/checkpoint.hpp"
 
@@ -63,6 +64,13 @@ TrainConfig tiny_run(const fs::path& root) {
   return c;
 }
 
+std::vector<nlohmann::json> read_log(const fs::path& file) {
+  std::vector<nlohmann::json> lines;
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  return lines;
+}
+
 TEST(Trainer, RunsStepsWritesCheckpointsAndResumes) {
   const fs::path root = scratch();
   TrainConfig c = tiny_run(root);
@@ -93,6 +101,17 @@ TEST(Trainer, RunsStepsWritesCheckpointsAndResumes) {
   EXPECT_EQ(second->steps_done_before, 2);
   EXPECT_EQ(second->steps_run, 1);
   EXPECT_EQ(count_lines(c.run_dir / "train_log.jsonl"), 3);
+
+  // Killed after step 3's log line but before train_state.json said so: the resume redoes step 3
+  // and its line is not there twice.
+  std::ofstream(c.run_dir / "train_state.json") << R"({"steps_done": 2, "checkpoint": "checkpoints/step-00003"})";
+  auto redone = run_training(c, nullptr);
+  ASSERT_TRUE(redone) << redone.error().message;
+  EXPECT_EQ(redone->steps_done_before, 2);
+  EXPECT_EQ(redone->steps_run, 1);
+  std::vector<int> steps;
+  for (const auto& l : read_log(c.run_dir / "train_log.jsonl")) steps.push_back(l["step"].get<int>());
+  EXPECT_EQ(steps, (std::vector<int>{1, 2, 3}));
 
   c.lr = 1e-3;
   auto other = run_training(c, nullptr);
@@ -140,6 +159,67 @@ TEST(Trainer, ResumeRefusesAnyOtherSetting) {
   fs::remove_all(root);
 }
 
+// An evaluator whose settings the test chooses; every candidate fails to compile.
+class SettingsStub final : public rollout::Evaluator {
+ public:
+  explicit SettingsStub(nlohmann::json settings) : settings_(std::move(settings)) {}
+  common::Expected<eval::EvalResult> evaluate(const eval::EvalJob&) override {
+    eval::EvalResult r;
+    r.status = common::Status::COMPILE_ERROR;
+    return r;
+  }
+  std::string device() const override { return "cpu"; }
+  nlohmann::json settings() const override { return settings_; }
+
+ private:
+  nlohmann::json settings_;
+};
+
+// What the reward depends on beyond the config: the evaluator's options, rules and GPU, and the
+// content of the prompt templates, the example and the model (by digest, not by path). A resume
+// that changes any is refused, naming it.
+TEST(Trainer, ResumeRefusesOtherEvaluatorSettingsOrFileContents) {
+  const fs::path root = scratch() / "evaluator-settings";
+  TrainConfig c = tiny_run(root);
+  c.n_steps = 1;
+  c.reward = "kernel";
+  fs::copy(kSource / "prompts", root / "prompts", fs::copy_options::recursive);
+  c.rollout.templates_dir = root / "prompts";
+  const nlohmann::json engine = {{"evaluator", "engine"}, {"device", "cuda"}, {"gpu", "NVIDIA H200"},
+                                 {"rules", "strict"}, {"options", {{"atol", 0.01}, {"n_trials", 5}}}};
+  SettingsStub first_evaluator(engine);
+  auto first = run_training(c, &first_evaluator);
+  ASSERT_TRUE(first) << first.error().message;
+  c.n_steps = 2;
+  for (const auto& [field, key, value] : {std::tuple{"evaluator.options.atol", "atol", nlohmann::json(1e-4)},
+                                          std::tuple{"evaluator.options.n_trials", "n_trials", nlohmann::json(3)}}) {
+    nlohmann::json changed = engine;
+    changed["options"][key] = value;
+    SettingsStub other(changed);
+    auto r = run_training(c, &other);
+    ASSERT_FALSE(r) << field << " was accepted";
+    EXPECT_NE(r.error().message.find(std::string("`") + field + "`"), std::string::npos) << r.error().message;
+  }
+  nlohmann::json other_gpu = engine;
+  other_gpu["gpu"] = "NVIDIA H100 80GB HBM3";
+  SettingsStub h100(other_gpu);
+  auto on_h100 = run_training(c, &h100);
+  ASSERT_FALSE(on_h100);
+  EXPECT_NE(on_h100.error().message.find("`evaluator.gpu`"), std::string::npos) << on_h100.error().message;
+  // A template edited in place: same path, other content.
+  fs::path edited;
+  for (const auto& e : fs::directory_iterator(root / "prompts")) {
+    if (e.is_regular_file()) edited = e.path();
+  }
+  ASSERT_FALSE(edited.empty());
+  std::ofstream(edited, std::ios::app) << "\nOne more rule.\n";
+  SettingsStub same(engine);
+  auto after_edit = run_training(c, &same);
+  ASSERT_FALSE(after_edit);
+  EXPECT_NE(after_edit.error().message.find("`files.templates"), std::string::npos) << after_edit.error().message;
+  fs::remove_all(root);
+}
+
 // A run that could not load its model leaves no settings behind: the corrected command starts.
 TEST(Trainer, AFailedStartDoesNotPinTheSettings) {
   const fs::path root = scratch() / "failed-start";
@@ -157,13 +237,6 @@ TEST(Trainer, AFailedStartDoesNotPinTheSettings) {
   EXPECT_EQ(started->steps_run, 1);
   EXPECT_TRUE(fs::exists(c.run_dir / "train.json"));
   fs::remove_all(root);
-}
-
-std::vector<nlohmann::json> read_log(const fs::path& file) {
-  std::vector<nlohmann::json> lines;
-  std::ifstream in(file);
-  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
-  return lines;
 }
 
 // --kl-coef loads a frozen reference from --model: the KL is 0 while the policy is the starting

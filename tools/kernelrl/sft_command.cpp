@@ -25,6 +25,12 @@ CLI::App* add_sft_command(CLI::App& app, SftArgs& args) {
       ->check(CLI::IsMember({"train", "all"}))->capture_default_str();
   cmd->add_option("--solutions", c.solutions, "folder of correct solutions: <task>.native.cu, .host.cpp or .kernelbench.py")
       ->capture_default_str();
+  cmd->add_option("--refinement", c.refinement,
+                  "a rollout's trajectories.jsonl (or its folder): also train on refinement pairs, the rollout's prompt "
+                  "for turn t+1 after each real failed attempt at turn t, answered with the task's solution");
+  cmd->add_option("--refinement-max-turn", c.refinement_max_turn, "the latest turn a refinement pair's prompt is for")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 64));
   cmd->add_option("--format", args.format, "candidate format of the solutions and prompts")
       ->check(CLI::IsMember({"native", "host", "kernelbench"}))->capture_default_str();
   cmd->add_option("--out", c.out_dir, "folder for the log, the pairs and the trained checkpoint (checkpoint/)")->required();
@@ -56,6 +62,7 @@ int run_sft(SftArgs& args) {
     return 2;
   }
   std::cout << "sft " << c.out_dir.string() << ": " << summary->steps_run << " steps on " << summary->n_pairs << " pairs ("
+            << summary->n_refinement_pairs << " of them refinement pairs, "
             << summary->n_missing << " tasks without a solution, " << summary->n_too_long
             << " over the context), nll per answer token " << summary->first_nll << " -> " << summary->last_nll
             << "; checkpoint " << summary->checkpoint.string() << " (kernelrl train --model it --tokenizer "

@@ -50,6 +50,12 @@ CLI::App* add_train_command(CLI::App& app, TrainArgs& args) {
       ->capture_default_str();
   cmd->add_option("--eps-low", c.update.grpo.eps_low, "lower clip of the importance ratio")->capture_default_str();
   cmd->add_option("--eps-high", c.update.grpo.eps_high, "upper clip of the importance ratio")->capture_default_str();
+  cmd->add_option("--tis-cap", c.update.grpo.tis_cap,
+                  "truncated importance sampling: each token's policy-gradient term is weighted by min(p_old / "
+                  "p_sampler, CAP), correcting for the sampler's decode path differing from the trainer's forward "
+                  "(0: off)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--kl-coef", c.update.grpo.kl_coef, "k3 KL penalty to a frozen copy of --model (a positive value loads that second copy)")->capture_default_str();
   c.update.grpo.max_response_tokens = 0;
   cmd->add_option("--loss-length", c.update.grpo.max_response_tokens,
