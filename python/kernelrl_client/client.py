@@ -51,7 +51,7 @@ class ServiceClient:
         tokens = [l.strip() for l in lines if l.strip() and not l.strip().startswith("#")]
         if not tokens:
             raise ServiceError(f"{token_file}: no token in the file")
-        return ServiceClient(url, tokens[0], **kwargs)
+        return ServiceClient(url, tokens[0].split()[0], **kwargs)  # a server's token file may mark it: TOKEN task_source
 
     # -- the routes ---------------------------------------------------------------------------
 

@@ -131,7 +131,7 @@ common::Expected<std::string> read_client_token(const std::string& path) {
   while (std::getline(lines, line)) {
     const auto first = line.find_first_not_of(" \t\r");
     if (first == std::string::npos || line[first] == '#') continue;
-    return line.substr(first, line.find_last_not_of(" \t\r") - first + 1);
+    return line.substr(first, line.find_first_of(" \t\r", first) - first);  // the token; what follows is the server's
   }
   return common::make_error("--eval-service-token-file: " + path + " holds no token");
 }
@@ -156,6 +156,14 @@ common::Expected<std::unique_ptr<ServiceEvaluator>> ServiceEvaluator::create(Ser
   for (const auto& name : job_option_names()) e->options_[name] = all[name];
   e->rules_ = rules;
   return e;
+}
+
+nlohmann::json ServiceEvaluator::settings() const {
+  return {{"evaluator", "service"},
+          {"service", client_->config().base_url},
+          {"device", device_},
+          {"rules", std::string(common::to_string(rules_))},
+          {"options", options_}};
 }
 
 common::Expected<eval::EvalResult> ServiceEvaluator::evaluate(const eval::EvalJob& job) {

@@ -75,6 +75,8 @@ class ServiceEvaluator final : public rollout::Evaluator {
                                                                    common::RuleSet rules);
   common::Expected<eval::EvalResult> evaluate(const eval::EvalJob& job) override;
   std::string device() const override { return device_; }
+  // The service's address, the options and rules sent with every job, the workers' device.
+  nlohmann::json settings() const override;
 
  private:
   ServiceEvaluator() = default;

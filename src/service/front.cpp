@@ -2,9 +2,12 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <stdexcept>
 
 namespace kernelrl::service {
 
@@ -12,9 +15,36 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
+// Bytes that are not UTF-8 (a message quoting a request's bad string) are written as U+FFFD: an
+// answer is never an exception.
 void send_json(httplib::Response& res, int status, const nlohmann::json& body) {
   res.status = status;
-  res.set_content(body.dump(), "application/json");
+  res.set_content(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), "application/json");
+}
+
+// How deep a request body may nest: a job is 4 levels ({"jobs": [{"options": {...}}]}). A parser
+// callback refuses deeper bodies as they are read, before they are built: 300,000 nested '[' once
+// crashed the server (the recursion of what then reads the value).
+constexpr int kMaxBodyDepth = 32;
+
+// A body the parser reads but the service does not take: nested too deep, or a number past what a
+// double holds (1e400). A 400 in guarded(), as a parse error is.
+struct BadBody : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+nlohmann::json parse_body(const std::string& text) {
+  try {
+    return nlohmann::json::parse(text, [](int depth, nlohmann::json::parse_event_t, const nlohmann::json&) {
+      if (depth > kMaxBodyDepth) {
+        throw BadBody("the request body nests deeper than " + std::to_string(kMaxBodyDepth) +
+                      " levels; a job is an object of strings, numbers and one level of options");
+      }
+      return true;
+    });
+  } catch (const nlohmann::json::out_of_range& e) {
+    throw BadBody(std::string("the request body holds a number out of range: ") + e.what());
+  }
 }
 
 void send_error(httplib::Response& res, int status, const std::string& message) {
@@ -51,7 +81,7 @@ Front::Front(ServeConfig config, RedisUrl url)
 Front::~Front() { stop(); }
 
 common::Expected<std::unique_ptr<Front>> Front::create(ServeConfig config) {
-  auto url = RedisUrl::parse(config.redis_url);
+  auto url = resolve_redis(config.redis);
   if (!url) return url.error();
   std::unique_ptr<Front> f(new Front(std::move(config), *url));
   if (!f->config_.token_file.empty()) {
@@ -80,6 +110,8 @@ Front::Handler Front::guarded(bool needs_token, Handler handler) {
       handler(req, res);
     } catch (const nlohmann::json::parse_error& e) {
       send_error(res, 400, std::string("the request body is not JSON: ") + e.what());
+    } catch (const BadBody& e) {
+      send_error(res, 400, e.what());
     } catch (const std::exception& e) {
       send_error(res, 500, std::string("internal error: ") + e.what());
     }
@@ -111,7 +143,7 @@ void Front::install_routes() {
 }
 
 void Front::post_evaluations(const httplib::Request& req, httplib::Response& res) {
-  const nlohmann::json body = nlohmann::json::parse(req.body);  // a parse error is a 400 in guarded()
+  const nlohmann::json body = parse_body(req.body);  // a parse error or a deep body is a 400 in guarded()
   const bool is_batch = body.is_object() && body.contains("jobs");
   std::vector<nlohmann::json> requested;
   if (is_batch) {
@@ -129,12 +161,18 @@ void Front::post_evaluations(const httplib::Request& req, httplib::Response& res
   } else {
     requested.push_back(body);
   }
+  JobLimits limits = config_.job_limits;  // tasks as text: from every token, or from those marked for it
+  limits.allow_task_source = limits.allow_task_source || auth_.may_send_tasks(req.get_header_value("Authorization"));
   std::vector<JobSpec> jobs;
   for (std::size_t i = 0; i < requested.size(); ++i) {
     auto parsed = parse_job_request(requested[i], is_batch ? "jobs[" + std::to_string(i) + "]" : "job", task_sets_,
-                                    config_.job_limits);
+                                    limits);
     if (auto* e = std::get_if<RequestError>(&parsed)) return send_error(res, e->http_status, e->message);
     jobs.push_back(std::move(std::get<JobSpec>(parsed)));
+  }
+  if (static_cast<long long>(jobs.size()) > config_.max_queue) {  // would wait for room forever
+    return send_error(res, 413, "jobs: " + std::to_string(jobs.size()) + " jobs, more than the queue ever holds (" +
+                                    std::to_string(config_.max_queue) + ", serve --max-queue); send them in parts");
   }
   auto c = pool_.lease();
   if (!c) return send_redis_down(res, c.error().message);
@@ -150,14 +188,20 @@ void Front::post_evaluations(const httplib::Request& req, httplib::Response& res
   std::vector<std::string> ids;
   for (std::size_t i = 0; i < jobs.size(); ++i) ids.push_back(random_id("j-"));
   const std::string batch = is_batch ? random_id("b-") : "";
-  auto submitted = queue_.submit(**c, jobs, ids, batch, config_.result_ttl_s);
+  auto submitted = queue_.submit(**c, jobs, ids, batch, config_.result_ttl_s, auth_.scope(req.get_header_value("Authorization")));
   if (!submitted) return send_redis_down(res, submitted.error().message);
+  if (submitted->conflict) {
+    const std::size_t i = *submitted->conflict;
+    return send_error(res, 409, (is_batch ? "jobs[" + std::to_string(i) + "]" : std::string("job")) + ".client_id: '" +
+                                    jobs[i].client_id + "' names a job of other content; an idempotency key is for "
+                                    "resending the same job (nothing of this request was enqueued)");
+  }
   if (!is_batch) {
-    return send_json(res, 202, {{"id", (*submitted)[0].first}, {"existing", (*submitted)[0].second}});
+    return send_json(res, 202, {{"id", submitted->jobs[0].first}, {"existing", submitted->jobs[0].second}});
   }
   nlohmann::json out_ids = nlohmann::json::array();
   int n_existing = 0;
-  for (const auto& [id, existing] : *submitted) {
+  for (const auto& [id, existing] : submitted->jobs) {
     out_ids.push_back(id);
     n_existing += existing;
   }
@@ -166,17 +210,18 @@ void Front::post_evaluations(const httplib::Request& req, httplib::Response& res
 
 namespace {
 
-// wait_s from the query: 0 when absent; an Error names the parameter.
+// wait_s from the query: 0 when absent, at most max_wait_s (a longer wait is capped, as the docs
+// say); an Error names the parameter.
 common::Expected<double> wait_param(const httplib::Request& req, double max_wait_s) {
   if (!req.has_param("wait_s")) return 0.0;
   const std::string text = req.get_param_value("wait_s");
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !(v >= 0) || v > max_wait_s) {
-    return common::make_error("wait_s: '" + text + "' is not a number of seconds from 0 to " +
-                              nlohmann::json(max_wait_s).dump() + " (serve --max-wait-s)");
+  if (text.empty() || *end != '\0' || !(v >= 0) || !std::isfinite(v)) {
+    return common::make_error("wait_s: '" + text + "' is not a number of seconds (0 or more; waits are capped at " +
+                              nlohmann::json(max_wait_s).dump() + ", serve --max-wait-s)");
   }
-  return v;
+  return std::min(v, max_wait_s);
 }
 
 }  // namespace

@@ -43,7 +43,7 @@ struct Response;
 namespace kernelrl::service {
 
 struct ServeConfig {
-  std::string redis_url = "redis://127.0.0.1:6379";
+  RedisAccess redis;                      // URL, password file, whether none may be needed
   std::string listen = "127.0.0.1:8080";  // HOST:PORT; port 0 picks a free one (tests)
   std::filesystem::path token_file;       // empty: no authentication (a warning says so)
   std::vector<std::string> task_sets;     // --tasks DIR or NAME=DIR

@@ -164,8 +164,9 @@ std::variant<JobSpec, RequestError> parse_job_request(const nlohmann::json& j, c
     spec.task_manifest = std::move(resolved->manifest);
   } else if (s["task_source"]) {
     if (!limits.allow_task_source) {
-      return bad(where + ".task_source: this service takes tasks by task-set path only (serve --no-task-source); "
-                 "see GET /v1/tasks", 403);
+      return bad(where + ".task_source: this service takes tasks from this token by task-set path only (a task is "
+                 "Python the workers run: a token marked `TOKEN task_source` in the --token-file, or serve "
+                 "--allow-task-source for every token, may send them as text); see GET /v1/tasks", 403);
     }
     spec.task_source = *s["task_source"];
     if (spec.task_source.size() > limits.max_source_bytes) {

@@ -35,7 +35,7 @@ struct JobLimits {
   std::size_t max_source_bytes = 16u << 20;  // task_source and candidate, each (a candidate over the
                                              // engine's 1 MiB is still a FORMAT_ERROR result, as in eval)
   std::size_t max_client_id_chars = 200;
-  bool allow_task_source = true;  // false: tasks only by task-set path (serve --no-task-source)
+  bool allow_task_source = false;  // true: tasks as text too (serve --allow-task-source), Python the workers run
 };
 
 // A 4xx answer: the HTTP status and a message naming the field (e.g. "jobs[3].format: ...").

@@ -1,6 +1,7 @@
 #include "service/queue.hpp"
 
 #include <cstdio>
+#include <map>
 #include <random>
 
 namespace kernelrl::service {
@@ -10,22 +11,37 @@ namespace {
 // Server time in milliseconds, for every timestamp the scripts write (no clock skew between hosts).
 #define KRL_NOW "local t = redis.call('TIME'); local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
 
-// KEYS: stream, stats. ARGV: prefix, batch ("" none), ttl_s, then (id, spec, client_id) per job.
+// KEYS: stream, stats. ARGV: prefix, batch ("" none), ttl_s, scope (the token's), mode ("check":
+// write nothing), then (id, spec, client_id) per job. A client_id is the scope's own: the same key
+// from another token names another job. Returns {"conflict", k} when the k-th job's client_id names
+// a job of other content (nothing written), else {"ok", id, existing, ...}.
 const RedisScript kSubmit{KRL_NOW R"lua(
-local p, batch, ttl = ARGV[1], ARGV[2], tonumber(ARGV[3])
-local out, n_new, n_jobs = {}, 0, 0
-for i = 4, #ARGV, 3 do
+local p, batch, ttl, scope, mode = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5]
+local function client_key(cid) return p .. ':client:' .. scope .. ':' .. cid end
+local function known(cid)
+  if cid == '' then return nil end
+  local prev = redis.call('GET', client_key(cid))
+  if prev and redis.call('EXISTS', p .. ':job:' .. prev) == 1 then return prev end
+  return nil
+end
+local k = 0
+for i = 6, #ARGV, 3 do
+  local prev = known(ARGV[i + 2])
+  if prev and redis.call('HGET', p .. ':job:' .. prev, 'spec') ~= ARGV[i + 1] then return {'conflict', k} end
+  k = k + 1
+end
+if mode == 'check' then return {'ok'} end
+local out, n_new, n_jobs = {'ok'}, 0, 0
+for i = 6, #ARGV, 3 do
   local id, spec, cid = ARGV[i], ARGV[i + 1], ARGV[i + 2]
   local existing = false
   n_jobs = n_jobs + 1
-  if cid ~= '' then
-    local prev = redis.call('GET', p .. ':client:' .. cid)
-    if prev and redis.call('EXISTS', p .. ':job:' .. prev) == 1 then id = prev; existing = true end
-  end
+  local prev = known(cid)
+  if prev then id = prev; existing = true end
   local jk = p .. ':job:' .. id
   if not existing then
     redis.call('HSET', jk, 'spec', spec, 'state', 'queued', 'submitted_ms', now, 'client_id', cid, 'attempts', 0)
-    if cid ~= '' then redis.call('SET', p .. ':client:' .. cid, id) end
+    if cid ~= '' then redis.call('SET', client_key(cid), id) end
     redis.call('XADD', KEYS[1], '*', 'job', id)
     n_new = n_new + 1
   end
@@ -199,23 +215,42 @@ common::Fallible JobQueue::ensure_group(RedisConnection& c) const {
   return common::Ok{};
 }
 
-common::Expected<std::vector<std::pair<std::string, bool>>> JobQueue::submit(RedisConnection& c,
-                                                                           const std::vector<JobSpec>& jobs,
-                                                                           const std::vector<std::string>& new_ids,
-                                                                           const std::string& batch, long long ttl_s) const {
-  std::vector<std::pair<std::string, bool>> out;
-  constexpr std::size_t kChunk = 64;  // jobs per script call: fewer round trips, short enough not to stall Redis
-  for (std::size_t start = 0; start < jobs.size(); start += kChunk) {
-    std::vector<std::string> args{p_, batch, std::to_string(ttl_s)};
-    for (std::size_t i = start; i < std::min(jobs.size(), start + kChunk); ++i) {
-      args.push_back(new_ids[i]);
-      args.push_back(to_stored(jobs[i]).dump());
-      args.push_back(jobs[i].client_id);
+common::Expected<JobQueue::Submission> JobQueue::submit(RedisConnection& c, const std::vector<JobSpec>& jobs,
+                                                        const std::vector<std::string>& new_ids, const std::string& batch,
+                                                        long long ttl_s, const std::string& scope) const {
+  Submission out;
+  std::vector<std::string> specs;
+  std::map<std::string, std::size_t> first_of;  // a client_id given twice in this request must carry one content
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    specs.push_back(to_stored(jobs[i]).dump());
+    if (jobs[i].client_id.empty()) continue;
+    auto [at, fresh] = first_of.emplace(jobs[i].client_id, i);
+    if (!fresh && specs[at->second] != specs[i]) {
+      out.conflict = i;
+      return out;
     }
-    auto r = c.eval(kSubmit, {stream(), p_ + ":stats"}, args);
-    if (!r) return r.error();
-    for (std::size_t i = 0; i + 1 < r->elements.size(); i += 2) {
-      out.emplace_back(r->elements[i].text(), r->elements[i + 1].as_int() == 1);
+  }
+  constexpr std::size_t kChunk = 64;  // jobs per script call: fewer round trips, short enough not to stall Redis
+  // Every chunk checked first, then written (each write checks its chunk again, atomically): a
+  // request with a conflicting job enqueues none of its jobs.
+  for (const char* mode : {"check", "submit"}) {
+    for (std::size_t start = 0; start < jobs.size(); start += kChunk) {
+      std::vector<std::string> args{p_, batch, std::to_string(ttl_s), scope, mode};
+      for (std::size_t i = start; i < std::min(jobs.size(), start + kChunk); ++i) {
+        args.push_back(new_ids[i]);
+        args.push_back(specs[i]);
+        args.push_back(jobs[i].client_id);
+      }
+      auto r = c.eval(kSubmit, {stream(), p_ + ":stats"}, args);
+      if (!r) return r.error();
+      if (r->elements.empty()) return common::make_error("the submit script answered nothing");
+      if (r->elements[0].text() == "conflict") {
+        out.conflict = start + static_cast<std::size_t>(r->elements.size() > 1 ? r->elements[1].as_int() : 0);
+        return out;
+      }
+      for (std::size_t i = 1; i + 1 < r->elements.size(); i += 2) {
+        out.jobs.emplace_back(r->elements[i].text(), r->elements[i + 1].as_int() == 1);
+      }
     }
   }
   return out;

@@ -7,7 +7,7 @@
 //                           attempts (evaluations started), worker, result (the record), status,
 //                           finished_ms, finished_by; expires result_ttl_s after it is done
 //   P:job:ID:batches        set of the batches waiting for the job
-//   P:client:CID            the job ID of a client's idempotency key
+//   P:client:SCOPE:CID      the job ID of a client's idempotency key (SCOPE: its token's)
 //   P:batch:B               hash n_jobs, n_done;  P:batch:B:ids  list of its job IDs in order
 //   P:stats                 hash: submitted, evaluations, status:<STATUS>, could_not_evaluate, poisoned
 //   P:hist:evaluation, P:hist:latency   histogram buckets "le:<bound>", sum, count (seconds)
@@ -72,11 +72,18 @@ class JobQueue {
   // Creates the stream and the consumer group if missing.
   common::Fallible ensure_group(RedisConnection& c) const;
 
-  // Enqueues jobs (one script call per chunk). A job whose client_id is known gets that job's ID
-  // back and is not enqueued again. `batch` "" for none. Returns (id, existing) per job, in order.
-  common::Expected<std::vector<std::pair<std::string, bool>>> submit(RedisConnection& c, const std::vector<JobSpec>& jobs,
-                                                                     const std::vector<std::string>& new_ids,
-                                                                     const std::string& batch, long long ttl_s) const;
+  // What submit did: (id, existing) per job, in order; or the index of a job whose client_id names a
+  // job of other content (then nothing of the request was enqueued).
+  struct Submission {
+    std::vector<std::pair<std::string, bool>> jobs;
+    std::optional<std::size_t> conflict;
+  };
+  // Enqueues jobs (one script call per chunk). A job whose client_id is known in `scope` (the
+  // submitting token's: another token's key names another job) gets that job's ID back and is not
+  // enqueued again, if its content is the same. `batch` "" for none.
+  common::Expected<Submission> submit(RedisConnection& c, const std::vector<JobSpec>& jobs,
+                                      const std::vector<std::string>& new_ids, const std::string& batch, long long ttl_s,
+                                      const std::string& scope = "open") const;
   common::Expected<long long> depth(RedisConnection& c) const;
 
   // Worker side. read_next blocks up to block_ms for a new entry; claim_stale takes the oldest

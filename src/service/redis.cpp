@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "common/fs.hpp"
+
 namespace kernelrl::service {
 
 namespace {
@@ -91,6 +93,32 @@ common::Expected<RedisUrl> RedisUrl::parse(const std::string& url) {
   }
   u.text = scheme + shown_auth + u.host + ":" + std::to_string(u.port) + (u.db ? "/" + std::to_string(u.db) : "");
   return u;
+}
+
+bool RedisUrl::loopback() const {
+  return host == "localhost" || host == "::1" || host == "[::1]" || host.rfind("127.", 0) == 0;
+}
+
+common::Expected<RedisUrl> resolve_redis(const RedisAccess& access) {
+  auto url = RedisUrl::parse(access.url);
+  if (!url) return url.error();
+  if (!access.password_file.empty()) {
+    auto text = common::read_file(access.password_file, 4096);
+    if (!text) return common::make_error("--redis-password-file: " + text.error().message);
+    std::string password = text->substr(0, text->find('\n'));
+    while (!password.empty() && (password.back() == '\r' || password.back() == ' ')) password.pop_back();
+    if (password.empty()) {
+      return common::make_error("--redis-password-file: " + access.password_file + ": its first line is empty");
+    }
+    url->password = password;
+    if (url->text.find(":***@") == std::string::npos) url->text.insert(std::string("redis://").size(), ":***@");
+  }
+  if (url->password.empty() && !url->loopback() && !access.without_password) {
+    return common::make_error("--redis: " + url->text + " is reached without a password: whoever reaches that Redis "
+                              "can write jobs and results. Give --redis-password-file FILE (the password of Redis's "
+                              "requirepass), or --redis-without-password where only the service's hosts can reach it");
+  }
+  return url;
 }
 
 common::Expected<std::unique_ptr<RedisConnection>> RedisConnection::connect(const RedisUrl& url, double timeout_s) {

@@ -28,7 +28,21 @@ struct RedisUrl {
   std::string text;  // as given, password masked, for messages
 
   static common::Expected<RedisUrl> parse(const std::string& url);
+  bool loopback() const;  // 127.0.0.0/8, ::1 or localhost: only this host's processes reach it
 };
+
+// How a command reaches Redis: a URL, a file holding the password (Redis's requirepass; its first
+// line), and whether a Redis off this host may have none.
+struct RedisAccess {
+  std::string url = "redis://127.0.0.1:6379";
+  std::string password_file;
+  bool without_password = false;
+};
+
+// The URL to connect to, its password read from the file where one is given. A Redis off this host
+// without a password is refused unless `without_password`: whoever reaches it writes jobs and
+// results. Errors name the option or file at fault.
+common::Expected<RedisUrl> resolve_redis(const RedisAccess& access);
 
 struct RedisReply {
   enum class Type { NIL, STRING, STATUS, ERROR, INTEGER, ARRAY };

@@ -74,6 +74,10 @@ common::Expected<ResolvedTask> TaskSets::resolve(const std::string& path, const 
   const fs::path file = fs::weakly_canonical(set->dir / relative, ec);
   if (ec || !inside(set->dir, file)) return common::make_error(field + ": '" + path + "' leaves its task set's folder");
   if (!fs::is_regular_file(file, ec)) return common::make_error(field + ": '" + path + "': no such task file");
+  if (!task::is_task_file_name(file)) {
+    return common::make_error(field + ": '" + path + "' is not a task file (a .py file whose name does not start with "
+                              "_; GET /v1/tasks lists them)");
+  }
   auto source = common::read_file(file, kMaxTaskBytes);
   if (!source) return common::make_error(field + ": " + source.error().message);
   auto entry = task::manifest_entry_for(file);
@@ -87,6 +91,7 @@ common::Expected<nlohmann::json> TaskSets::listing() const {
     auto files = task::find_task_files(s.dir);
     if (!files) return files.error();
     std::map<fs::path, std::vector<task::ManifestEntry>> manifests;  // one read per folder
+    std::map<fs::path, std::string> manifest_errors;
     nlohmann::json tasks = nlohmann::json::array();
     for (const auto& f : *files) {
       const fs::path folder = f.parent_path();
@@ -94,10 +99,12 @@ common::Expected<nlohmann::json> TaskSets::listing() const {
         std::error_code ec;
         auto entries = fs::is_regular_file(folder / "manifest.json", ec) ? task::read_manifest(folder / "manifest.json")
                                                                         : std::vector<task::ManifestEntry>{};
-        if (!entries) return entries.error();
-        manifests[folder] = std::move(*entries);
+        // A manifest that cannot be read costs its folder's details, not the listing.
+        if (!entries) manifest_errors[folder] = entries.error().message;
+        manifests[folder] = entries ? std::move(*entries) : std::vector<task::ManifestEntry>{};
       }
       nlohmann::json t = {{"task", s.name + "/" + fs::relative(f, s.dir).generic_string()}};
+      if (manifest_errors.count(folder)) t["manifest_error"] = manifest_errors[folder];
       for (const auto& e : manifests[folder]) {
         if (e.file != f.filename().string()) continue;
         t["level"] = e.level;

@@ -266,7 +266,7 @@ void Slot::handle(std::unique_ptr<RedisConnection>& c, const Delivery& d) {
 }  // namespace
 
 int run_slot(const SlotConfig& config, const std::atomic<bool>& stop) {
-  auto url = RedisUrl::parse(config.redis_url);
+  auto url = resolve_redis(config.redis);
   if (!url) {
     std::cerr << "kernelrl worker: " << url.error().message << "\n";
     return 64;

@@ -12,11 +12,12 @@
 #include <string>
 
 #include "eval/engine.hpp"
+#include "service/redis.hpp"
 
 namespace kernelrl::service {
 
 struct SlotConfig {
-  std::string redis_url = "redis://127.0.0.1:6379";
+  RedisAccess redis;                   // URL, password file, whether none may be needed
   std::string prefix = "kernelrl";     // Redis key prefix, as the front's
   std::string slot = "cpu";            // "gpu<N>" or "cpu": part of the worker's name
   eval::EngineConfig engine;           // the engine of this slot (options are each job's defaults)

@@ -12,13 +12,16 @@ namespace kernelrl::task {
 namespace fs = std::filesystem;
 using common::make_error;
 
+bool is_task_file_name(const fs::path& file) {
+  return file.extension() == ".py" && file.filename().string().rfind("_", 0) != 0;
+}
+
 common::Expected<std::vector<fs::path>> find_task_files(const fs::path& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return make_error(dir.string() + ": no such folder");
   std::vector<fs::path> files;
   for (const auto& entry : fs::recursive_directory_iterator(dir, ec)) {
-    const auto name = entry.path().filename().string();
-    if (entry.is_regular_file() && entry.path().extension() == ".py" && name.rfind("_", 0) != 0) {
+    if (entry.is_regular_file() && is_task_file_name(entry.path())) {
       files.push_back(entry.path());
     }
   }

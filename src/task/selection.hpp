@@ -13,7 +13,10 @@
 
 namespace kernelrl::task {
 
-// The task files (*.py not starting with "_", sorted) below `dir`; an Error names a missing folder.
+// Whether `file` is named as a task file is: *.py not starting with "_".
+bool is_task_file_name(const std::filesystem::path& file);
+
+// The task files (is_task_file_name, sorted) below `dir`; an Error names a missing folder.
 common::Expected<std::vector<std::filesystem::path>> find_task_files(const std::filesystem::path& dir);
 
 // `n` of `files` (all when n >= their number or n is 0), evenly spaced, first and last included.

@@ -80,7 +80,8 @@ class LocalService:
         if not eventually(lambda: self._redis_up(redis_port), 20):
             raise RuntimeError("redis-server did not start: " + self.log("redis"))
         serve = self._start("serve", [KERNELRL, "serve", "--redis", self.redis_url, "--listen", "127.0.0.1:0",
-                                      "--tasks", f"service={SERVICE_DATA}", "--prefix", "py"])
+                                      "--tasks", f"service={SERVICE_DATA}", "--prefix", "py",
+                                      "--allow-task-source"])  # `kernelrl rollout --eval-service` sends tasks as text
         port: List[int] = []
 
         def listening() -> bool:

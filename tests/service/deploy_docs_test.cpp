@@ -3,6 +3,7 @@
 // kernelrl command line in it and in the Slurm script is one the CLI accepts (--print-config).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -38,6 +39,9 @@ nlohmann::json printed_config(const std::string& output) {
 
 TEST(DeployDocs, TheKubernetesManifestParsesAndItsCommandLinesAreValid) {
   const std::string manifest = source_path("docs/deploy/kernelrl-service.yaml");
+  const fs::path password_file =
+      fs::temp_directory_path() / ("kernelrl-deploy-test-password-" + std::to_string(::getpid()));
+  std::ofstream(password_file) << "a-password-of-the-test\n";
   auto parsed = run({"python3", "-c",
                      "import json, sys, yaml; json.dump(list(yaml.safe_load_all(open(sys.argv[1]))), sys.stdout)", manifest});
   ASSERT_EQ(parsed.exit_code, 0) << parsed.output;
@@ -52,19 +56,28 @@ TEST(DeployDocs, TheKubernetesManifestParsesAndItsCommandLinesAreValid) {
     for (const auto& c : d["spec"]["template"]["spec"]["containers"]) {
       std::vector<std::string> args = c.value("args", std::vector<std::string>{});
       if (c.value("command", std::vector<std::string>{}) != std::vector<std::string>{"kernelrl"}) {
-        // Redis: every write fsynced, or an acknowledged result could be lost in a crash.
+        // Redis: every write fsynced, or an acknowledged result could be lost in a crash; a password.
         const std::string joined = nlohmann::json(args).dump();
         EXPECT_NE(joined.find("\"--appendfsync\",\"always\""), std::string::npos) << joined;
+        EXPECT_NE(joined.find("\"--requirepass\",\"$(REDIS_PASSWORD)\""), std::string::npos) << joined;
+        EXPECT_EQ(c["env"][0]["valueFrom"]["secretKeyRef"]["name"], "kernelrl-redis-auth") << c.dump();
         continue;
       }
       std::vector<std::string> argv = {KERNELRL_BINARY};
       argv.insert(argv.end(), args.begin(), args.end());
+      // The password file the Secret mounts, here a file of the test's.
+      const auto file = std::find(argv.begin(), argv.end(), "--redis-password-file");
+      ASSERT_NE(file, argv.end()) << nlohmann::json(args).dump();
+      EXPECT_EQ(*(file + 1), "/etc/kernelrl-redis/password");
+      *(file + 1) = password_file.string();
       argv.push_back("--print-config");
       auto r = run(argv);
       ASSERT_EQ(r.exit_code, 0) << nlohmann::json(argv).dump() << "\n" << r.output;
       auto config = printed_config(r.output);
       EXPECT_EQ(config["command"], args[0]);
-      EXPECT_EQ(config["redis"], "redis://kernelrl-redis:6379");
+      EXPECT_EQ(config["redis"]["url"], "redis://:***@kernelrl-redis:6379") << config.dump();
+      EXPECT_EQ(config["redis"]["auth"], "password");
+      EXPECT_EQ(config.value("task_source", false), false);
       commands.insert(args[0]);
       if (args[0] == "worker") {
         EXPECT_EQ(c["resources"]["limits"]["nvidia.com/gpu"], 8);
@@ -77,7 +90,8 @@ TEST(DeployDocs, TheKubernetesManifestParsesAndItsCommandLinesAreValid) {
       }
     }
   }
-  EXPECT_EQ(kinds, (std::vector<std::string>{"Secret", "StatefulSet", "Service", "Deployment", "Service", "Deployment"}));
+  EXPECT_EQ(kinds, (std::vector<std::string>{"Secret", "Secret", "StatefulSet", "Service", "NetworkPolicy", "Deployment",
+                                             "Service", "Deployment"}));
   EXPECT_EQ(commands, (std::set<std::string>{"serve", "worker"}));
 }
 
@@ -115,13 +129,16 @@ TEST(DeployDocs, TheSlurmScriptRunsAValidWorkerCommandPerNode) {
   fs::create_directories(bin);
   std::ofstream(bin / "srun") << "#!/usr/bin/env bash\nwhile [[ \"$1\" == --* ]]; do shift; done\nexec \"$@\" --print-config\n";
   ::chmod((bin / "srun").c_str(), 0755);
+  std::ofstream(bin / "password") << "a-password-of-the-test\n";
   auto r = run({"bash", script}, {"PATH=" + bin.string() + ":/usr/bin:/bin", "KERNELRL=" + std::string(KERNELRL_BINARY),
-                                  "REDIS_URL=redis://eval-head:6380", "SLURM_JOB_ID=42", "CUDA_VISIBLE_DEVICES=0,1,2,3"});
+                                  "REDIS_URL=redis://eval-head:6380", "REDIS_PASSWORD_FILE=" + (bin / "password").string(),
+                                  "SLURM_JOB_ID=42", "CUDA_VISIBLE_DEVICES=0,1,2,3"});
   fs::remove_all(bin);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   auto config = printed_config(r.output);
   EXPECT_EQ(config["command"], "worker");
-  EXPECT_EQ(config["redis"], "redis://eval-head:6380");
+  EXPECT_EQ(config["redis"]["url"], "redis://:***@eval-head:6380") << config.dump();
+  EXPECT_EQ(config["redis"]["auth"], "password");
   EXPECT_EQ(config["gpus"], nlohmann::json::array({"0", "1", "2", "3"}));  // Slurm's allocation, one process each
   EXPECT_EQ(config["visibility_timeout_s"], 120);
 }

@@ -37,7 +37,8 @@ class ServiceEnv {
     token_file_ = write_token_file(dir_);
     serve_ = ChildProcess({KERNELRL_BINARY, "serve", "--redis", redis_->url(), "--listen", "127.0.0.1:0", "--token-file",
                            token_file_.string(), "--tasks", "service=" + source_path("tests/service/data"), "--tasks",
-                           "ladder=" + source_path("tests/ladder"), "--prefix", kPrefix, "--max-queue", "10000"},
+                           "ladder=" + source_path("tests/ladder"), "--prefix", kPrefix, "--max-queue", "10000",
+                           "--allow-task-source"},  // `kernelrl rollout/train --eval-service` send tasks as text
                           dir_ / "serve.log");
     std::smatch m;
     const std::regex listening("listening on port ([0-9]+)");

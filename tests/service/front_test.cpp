@@ -4,6 +4,10 @@
 // stored result, batch results in submission order, tasks, workers and metrics.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <iostream>
+#include <random>
+
 #include "service/front.hpp"
 #include "service_fixture.hpp"
 
@@ -26,9 +30,9 @@ class FrontTest : public ::testing::Test {
 
   void start(ServeConfig config = {}) {
     ASSERT_TRUE(redis.up()) << redis.log();
-    config.redis_url = redis.url();
+    config.redis.url = redis.url();
     config.listen = "127.0.0.1:0";
-    config.token_file = write_token_file(scratch.path());
+    if (config.token_file.empty()) config.token_file = write_token_file(scratch.path());
     config.task_sets = {"service=" + source_path("tests/service/data")};
     config.prefix = "front-test";
     auto f = Front::create(config);
@@ -119,6 +123,149 @@ TEST_F(FrontTest, OversizedRequestsAre413) {
   EXPECT_EQ(*queue.depth(*c), 0);
 }
 
+// Bodies no client sends: nested past any job's depth (300,000 '[' once crashed the server), bytes
+// that are not UTF-8 (once a 500), numbers at the edges, and a seeded fuzz of mutated jobs. Every one
+// gets a 4xx with a JSON error (or 202 where the mutation left a valid job), and the server lives.
+TEST_F(FrontTest, HostileBodiesGetA4xxAndTheServerLives) {
+  start();
+  auto h = http();
+  const auto expect_4xx = [&](const std::string& body, const std::string& what, const std::string& says) {
+    auto r = h.post("/v1/evaluations", body);
+    EXPECT_GE(r.status, 400) << what << ": " << r.text.substr(0, 300);
+    EXPECT_LT(r.status, 500) << what << ": " << r.text.substr(0, 300);
+    EXPECT_TRUE(r.body.is_object() && r.body.contains("error")) << what << ": " << r.text.substr(0, 300);
+    EXPECT_NE(r.text.find(says), std::string::npos) << what << ": " << r.text.substr(0, 300);
+  };
+  expect_4xx(std::string(300000, '['), "300,000 nested [", "nests deeper than 32 levels");
+  std::string objects;
+  for (int i = 0; i < 100000; ++i) objects += "{\"a\":";
+  expect_4xx(objects, "100,000 nested objects", "nests deeper than 32 levels");
+  auto deep_option = host_job();
+  nlohmann::json inner = 1;
+  for (int i = 0; i < 40; ++i) inner = nlohmann::json::array({inner});
+  deep_option["options"] = {{"n_trials", inner}};
+  expect_4xx(deep_option.dump(), "an option 40 levels deep", "nests deeper than 32 levels");
+  const std::string job = host_job().dump();
+  expect_4xx(job.substr(0, job.size() - 1) + ",\"candidate_name\":\"a\xff\xfe.cpp\"}", "not UTF-8 in a string",
+             "the request body is not JSON");
+  expect_4xx("{\"\xc3\x28\":1}", "not UTF-8 in a key", "the request body is not JSON");
+  expect_4xx("\xef\xbb\xbf\xff" + job, "a stray byte before the body", "the request body is not JSON");
+  for (const std::string& n : {"1e400", "-1e400", "18446744073709551616", "-9223372036854775809", "NaN", "1e-400"}) {
+    auto with = job.substr(0, job.size() - 1) + ",\"options\":{\"n_trials\":" + n + "}}";
+    auto r = h.post("/v1/evaluations", with);
+    EXPECT_EQ(r.status, 400) << n << ": " << r.text;
+  }
+  // A seeded fuzz: bytes flipped, inserted, deleted and spans repeated in a valid batch.
+  const std::string batch = nlohmann::json{{"jobs", {host_job(), host_job("fuzz-a")}}}.dump();
+  std::mt19937 rng(20261207);
+  int accepted = 0;
+  for (int i = 0; i < 400; ++i) {
+    std::string body = batch;
+    const int edits = 1 + static_cast<int>(rng() % 6);
+    for (int e = 0; e < edits && !body.empty(); ++e) {
+      const std::size_t at = rng() % body.size();
+      switch (rng() % 4) {
+        case 0: body[at] = static_cast<char>(rng() % 256); break;
+        case 1: body.insert(at, 1, static_cast<char>(rng() % 256)); break;
+        case 2: body.erase(at, 1 + rng() % 8); break;
+        default: body.insert(at, body.substr(at, std::min<std::size_t>(body.size() - at, 1 + rng() % 64))); break;
+      }
+    }
+    auto r = h.post("/v1/evaluations", body);
+    ASSERT_NE(r.status, 0) << "no answer to fuzz body " << i << ": the server died";
+    EXPECT_TRUE(r.status == 202 || (r.status >= 400 && r.status < 500)) << "fuzz body " << i << ": " << r.status << " " << r.text;
+    EXPECT_TRUE(r.body.is_object()) << "fuzz body " << i << ": " << r.text;
+    accepted += r.status == 202;
+  }
+  std::cout << "[ fuzz     ] 400 mutated batches: " << accepted << " accepted as valid jobs, the rest 4xx\n";
+  EXPECT_EQ(h.get("/healthz", "").status, 200);
+  EXPECT_EQ(h.post("/v1/evaluations", host_job()).status, 202);
+  auto metrics = h.get("/metrics");
+  EXPECT_NE(metrics.text.find("kernelrl_http_responses_total{class=\"5xx\"} 0"), std::string::npos) << metrics.text;
+}
+
+// A Redis with a password: the front reaches it with the password from a file, and without it
+// cannot start (the error says so).
+TEST(FrontAuth, ARedisWithAPasswordIsReachedThroughThePasswordFile) {
+  ScratchDir scratch;
+  RedisServer redis(scratch.path() / "redis", "front-test-redis-password");
+  ASSERT_TRUE(redis.up()) << redis.log();
+  ServeConfig config;
+  config.redis.url = redis.url();
+  config.listen = "127.0.0.1:0";
+  config.prefix = "front-auth";
+  config.task_sets = {"service=" + source_path("tests/service/data")};
+  auto without = Front::create(config);
+  ASSERT_FALSE(without);
+  EXPECT_NE(without.error().message.find(redis.url()), std::string::npos) << without.error().message;
+  const fs::path file = scratch.path() / "redis-password";
+  std::ofstream(file) << "front-test-redis-password\n";
+  config.redis.password_file = file.string();
+  auto front = Front::create(config);
+  ASSERT_TRUE(front) << front.error().message;
+  ASSERT_TRUE((*front)->start());
+  Http h((*front)->port(), "");
+  EXPECT_EQ(h.post("/v1/evaluations", host_job()).status, 202);
+  EXPECT_EQ(h.get("/healthz", "").status, 200);
+  auto c = RedisConnection::connect(redis.redis_url(), 5);
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(*JobQueue("front-auth").depth(**c), 1);
+}
+
+// An idempotency key resent with other content is a conflict (409), not the first job's result.
+TEST_F(FrontTest, AClientIdResentWithOtherContentIs409) {
+  start();
+  auto h = http();
+  auto first = h.post("/v1/evaluations", host_job("run-1/turn-1"));
+  ASSERT_EQ(first.status, 202) << first.text;
+  auto again = h.post("/v1/evaluations", host_job("run-1/turn-1"));
+  EXPECT_EQ(again.status, 202) << again.text;
+  EXPECT_EQ(again.body["id"], first.body["id"]);
+  EXPECT_EQ(again.body["existing"], true);
+  auto other = host_job("run-1/turn-1");
+  other["candidate"] = "int y;";
+  auto conflict = h.post("/v1/evaluations", nlohmann::json{{"jobs", {host_job("run-1/turn-2"), other}}});
+  EXPECT_EQ(conflict.status, 409) << conflict.text;
+  EXPECT_NE(conflict.text.find("jobs[1].client_id: 'run-1/turn-1' names a job of other content"), std::string::npos)
+      << conflict.text;
+  EXPECT_EQ(*queue.depth(*c), 1);
+}
+
+// Tasks as text only from a token marked for it (or from all with --allow-task-source).
+TEST_F(FrontTest, OnlyATokenMarkedTaskSourceSendsTasksAsText) {
+  const fs::path tokens = scratch.path() / "scoped-tokens";
+  const std::string trainer = "trainer-token-0123456789abcdef";
+  std::ofstream(tokens) << kTestToken << "\n" << trainer << " task_source\n";
+  ServeConfig config;
+  config.token_file = tokens.string();
+  start(config);
+  auto h = http();
+  nlohmann::json by_text = {{"task_source", read_text(source_path("tests/service/data/task_add.py"))},
+                            {"candidate", "int x;"}, {"format", "host"}};
+  auto refused = h.post("/v1/evaluations", by_text.dump());
+  EXPECT_EQ(refused.status, 403) << refused.text;
+  EXPECT_NE(refused.text.find("job.task_source: this service takes tasks from this token by task-set path only"),
+            std::string::npos) << refused.text;
+  auto taken = h.post("/v1/evaluations", by_text.dump(), trainer);
+  EXPECT_EQ(taken.status, 202) << taken.text;
+  EXPECT_EQ(*queue.depth(*c), 1);
+}
+
+// A wait longer than --max-wait-s is capped, not refused (the docs say so).
+TEST_F(FrontTest, ALongerWaitIsCapped) {
+  ServeConfig config;
+  config.max_wait_s = 0.5;
+  start(config);
+  auto h = http();
+  auto submitted = h.post("/v1/evaluations", host_job());
+  ASSERT_EQ(submitted.status, 202) << submitted.text;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = h.get("/v1/evaluations/" + submitted.body["id"].get<std::string>() + "?wait_s=600");
+  EXPECT_EQ(r.status, 200) << r.text;
+  EXPECT_EQ(r.body["state"], "queued");
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+}
+
 TEST_F(FrontTest, AFullQueueIs429WithRetryAfter) {
   ServeConfig config;
   config.max_queue = 3;
@@ -130,10 +277,14 @@ TEST_F(FrontTest, AFullQueueIs429WithRetryAfter) {
   EXPECT_EQ(full.status, 429) << full.text;
   EXPECT_EQ(full.retry_after, "7");
   EXPECT_NE(full.text.find("the queue holds 3 jobs and its bound is 3 (serve --max-queue)"), std::string::npos) << full.text;
+  // A batch larger than the queue ever holds would get 429 forever: 413.
+  auto never = h.post("/v1/evaluations", nlohmann::json{{"jobs", {host_job(), host_job(), host_job(), host_job()}}});
+  EXPECT_EQ(never.status, 413) << never.text;
+  EXPECT_NE(never.text.find("4 jobs, more than the queue ever holds (3, serve --max-queue)"), std::string::npos) << never.text;
   finish_next("OK");  // a finished job makes room
   EXPECT_EQ(h.post("/v1/evaluations", host_job()).status, 202);
   auto metrics = h.get("/metrics");
-  EXPECT_NE(metrics.text.find("kernelrl_http_responses_total{class=\"4xx\"} 1"), std::string::npos) << metrics.text;
+  EXPECT_NE(metrics.text.find("kernelrl_http_responses_total{class=\"4xx\"} 2"), std::string::npos) << metrics.text;
 }
 
 TEST_F(FrontTest, AWaitingGetIsWokenByTheResultAndBatchesComeBackInOrder) {

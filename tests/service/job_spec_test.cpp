@@ -1,6 +1,7 @@
 // What a client may submit: every bad job gets a 4xx naming the field; a task-set path is resolved
 // to its text and manifest entry and cannot leave its folder; the stored form round-trips.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -26,8 +27,15 @@ nlohmann::json host_job() {
   return {{"task", "service/task_add.py"}, {"candidate", "int x;"}, {"format", "host"}};
 }
 
+// A service that takes tasks as text too (serve --allow-task-source).
+JobLimits with_task_source() {
+  JobLimits limits;
+  limits.allow_task_source = true;
+  return limits;
+}
+
 RequestError error_of(const nlohmann::json& j) {
-  auto r = parse_job_request(j, "jobs[2]", source_task_sets(), JobLimits{});
+  auto r = parse_job_request(j, "jobs[2]", source_task_sets(), with_task_source());
   EXPECT_TRUE(std::holds_alternative<RequestError>(r)) << j.dump();
   return std::holds_alternative<RequestError>(r) ? std::get<RequestError>(r) : RequestError{0, ""};
 }
@@ -143,7 +151,7 @@ TEST(JobSpec, ATaskPathStaysInsideItsTaskSet) {
 TEST(JobSpec, ATaskSourceMayCarryAManifestEntryWhichIsChecked) {
   nlohmann::json j = {{"task_source", "import torch"}, {"task_name", "mine/relu.py"}, {"candidate", "x"}, {"format", "host"},
                       {"task_manifest", {{"level", 1}, {"split", "test"}, {"flops", 10}, {"min_bytes", 20}}}};
-  auto r = parse_job_request(j, "job", TaskSets{}, JobLimits{});
+  auto r = parse_job_request(j, "job", TaskSets{}, with_task_source());
   ASSERT_TRUE(std::holds_alternative<JobSpec>(r)) << std::get<RequestError>(r).message;
   EXPECT_EQ(std::get<JobSpec>(r).task_manifest["entry"]["file"], "relu.py");
   j["task_manifest"]["split"] = "val";
@@ -155,16 +163,21 @@ TEST(JobSpec, ATaskSourceMayCarryAManifestEntryWhichIsChecked) {
   expect_error(j, 400, "jobs[2].task_name: 'relu.txt' must end in .py");
 }
 
-TEST(JobSpec, AServiceWithoutTaskSourceTakesTasksByPathOnly) {
-  JobLimits limits;
-  limits.allow_task_source = false;
+// A task is Python the workers run: as text only where the service was told to take it.
+TEST(JobSpec, ByDefaultAServiceTakesTasksByPathOnly) {
+  const JobLimits limits;
   auto by_text = parse_job_request({{"task_source", "import os"}, {"candidate", "x"}, {"format", "host"}}, "job",
                                    source_task_sets(), limits);
   ASSERT_TRUE(std::holds_alternative<RequestError>(by_text));
   EXPECT_EQ(std::get<RequestError>(by_text).http_status, 403);
-  EXPECT_NE(std::get<RequestError>(by_text).message.find("job.task_source: this service takes tasks by task-set path only"),
+  EXPECT_NE(std::get<RequestError>(by_text).message.find("job.task_source: this service takes tasks from this token by task-set path only"),
             std::string::npos);
+  EXPECT_NE(std::get<RequestError>(by_text).message.find("serve --allow-task-source"), std::string::npos);
+  EXPECT_NE(std::get<RequestError>(by_text).message.find("TOKEN task_source"), std::string::npos);
   EXPECT_TRUE(std::holds_alternative<JobSpec>(parse_job_request(host_job(), "job", source_task_sets(), limits)));
+  EXPECT_TRUE(std::holds_alternative<JobSpec>(
+      parse_job_request({{"task_source", "import os"}, {"candidate", "x"}, {"format", "host"}}, "job", source_task_sets(),
+                        with_task_source())));
 }
 
 TEST(TaskSets, RegistrationErrorsNameTheArgument) {
@@ -194,6 +207,37 @@ TEST(TaskSets, TheListingNamesEveryTaskWithItsManifest) {
     }
   }
   EXPECT_TRUE(found);
+}
+
+// Only task files are tasks: a candidate, a manifest or a helper module in a task set is not one.
+TEST(TaskSets, OnlyTaskFilesResolve) {
+  const TaskSets sets = source_task_sets();
+  EXPECT_TRUE(sets.resolve("service/task_add.py", "job.task"));
+  for (const char* not_a_task : {"service/add_ok.cpp", "tasks/level1/manifest.json"}) {
+    auto r = sets.resolve(not_a_task, "job.task");
+    ASSERT_FALSE(r) << not_a_task;
+    EXPECT_NE(r.error().message.find("is not a task file"), std::string::npos) << r.error().message;
+  }
+}
+
+// One folder's broken manifest costs that folder's details, not the whole listing (once a 500).
+TEST(TaskSets, ABrokenManifestIsNamedInTheListingNotFatal) {
+  const fs::path dir = fs::temp_directory_path() / ("kernelrl-task-sets-" + std::to_string(::getpid()));
+  fs::create_directories(dir / "good");
+  fs::create_directories(dir / "broken");
+  fs::copy_file(std::string(KERNELRL_SOURCE_DIR) + "/tests/service/data/task_add.py", dir / "good/add.py");
+  fs::copy_file(std::string(KERNELRL_SOURCE_DIR) + "/tests/service/data/task_add.py", dir / "broken/add.py");
+  std::ofstream(dir / "broken/manifest.json") << R"([{"file": "add.py"}])";  // no level, no split
+  TaskSets sets;
+  ASSERT_TRUE(sets.add("mine=" + dir.string()));
+  auto listing = sets.listing();
+  fs::remove_all(dir);
+  ASSERT_TRUE(listing) << listing.error().message;
+  const auto& tasks = (*listing)["task_sets"][0]["tasks"];
+  ASSERT_EQ(tasks.size(), 2u) << listing->dump();
+  EXPECT_EQ(tasks[0]["task"], "mine/broken/add.py");
+  EXPECT_TRUE(tasks[0].contains("manifest_error")) << tasks[0].dump();
+  EXPECT_FALSE(tasks[1].contains("manifest_error")) << tasks[1].dump();
 }
 
 }  // namespace

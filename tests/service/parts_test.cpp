@@ -40,6 +40,34 @@ fs::path write(const std::string& name, const std::string& text) {
   return p;
 }
 
+// A Redis off this host needs a password (from a file, never the command line) unless told; a
+// loopback one does not; file errors name the file.
+TEST(RedisAccess, ARemoteRedisWithoutAPasswordIsRefusedUnlessTold) {
+  auto remote = resolve_redis({"redis://10.0.0.5:6379", "", false});
+  ASSERT_FALSE(remote);
+  EXPECT_NE(remote.error().message.find("redis://10.0.0.5:6379 is reached without a password"), std::string::npos)
+      << remote.error().message;
+  EXPECT_NE(remote.error().message.find("--redis-password-file"), std::string::npos);
+  EXPECT_TRUE(resolve_redis({"redis://10.0.0.5:6379", "", true}));
+  for (const char* local : {"redis://127.0.0.1:6379", "redis://localhost", "redis://127.0.0.2:7000"}) {
+    EXPECT_TRUE(resolve_redis({local, "", false})) << local;
+  }
+  auto with_file = resolve_redis({"redis://cache.internal:6380/2", write("redis-password", "s3cret \nignored\n").string(), false});
+  ASSERT_TRUE(with_file) << with_file.error().message;
+  EXPECT_EQ(with_file->password, "s3cret");
+  EXPECT_EQ(with_file->text, "redis://:***@cache.internal:6380/2");
+  auto in_url = resolve_redis({"redis://:inline@cache.internal", "", false});
+  ASSERT_TRUE(in_url);
+  EXPECT_EQ(in_url->password, "inline");
+  auto missing = resolve_redis({"redis://cache.internal", "/nonexistent/redis-password", false});
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("--redis-password-file: "), std::string::npos) << missing.error().message;
+  EXPECT_NE(missing.error().message.find("/nonexistent/redis-password"), std::string::npos) << missing.error().message;
+  auto empty = resolve_redis({"redis://cache.internal", write("empty-password", "\n").string(), false});
+  ASSERT_FALSE(empty);
+  EXPECT_NE(empty.error().message.find("its first line is empty"), std::string::npos) << empty.error().message;
+}
+
 TEST(TokenAuth, AcceptsOnlyTheFilesTokensAsBearer) {
   auto auth = TokenAuth::from_file(write("tokens", "# comment\n\n  first-token-0123456789  \nsecond-token-abcdefghij\n"));
   ASSERT_TRUE(auth) << auth.error().message;
@@ -52,6 +80,33 @@ TEST(TokenAuth, AcceptsOnlyTheFilesTokensAsBearer) {
   EXPECT_FALSE(auth->allows("Basic first-token-0123456789"));
   EXPECT_FALSE(auth->allows(""));
   EXPECT_TRUE(TokenAuth::open().allows(""));
+}
+
+// Idempotency keys are kept per token, under a digest of it (the token itself is never stored).
+TEST(TokenAuth, EachTokenHasAScopeOfItsOwn) {
+  auto auth = TokenAuth::from_file(write("scoped-tokens", "first-token-0123456789\nsecond-token-abcdefghij\n"));
+  ASSERT_TRUE(auth) << auth.error().message;
+  const std::string first = auth->scope("Bearer first-token-0123456789");
+  const std::string second = auth->scope("Bearer second-token-abcdefghij");
+  EXPECT_EQ(first.size(), 18u) << first;
+  EXPECT_EQ(first.rfind("t-", 0), 0u) << first;
+  EXPECT_NE(first, second);
+  EXPECT_EQ(first, auth->scope("Bearer first-token-0123456789"));
+  EXPECT_EQ(first.find("first-token"), std::string::npos);
+  EXPECT_EQ(auth->scope("Bearer not-a-token-0123456789"), "");
+  EXPECT_EQ(TokenAuth::open().scope(""), "open");
+}
+
+TEST(TokenAuth, ATokenMayBeMarkedToSendTasksAsText) {
+  auto auth = TokenAuth::from_file(write("marked-tokens", "plain-token-0123456789\ntrainer-token-0123456789  task_source\n"));
+  ASSERT_TRUE(auth) << auth.error().message;
+  EXPECT_TRUE(auth->allows("Bearer trainer-token-0123456789"));
+  EXPECT_TRUE(auth->may_send_tasks("Bearer trainer-token-0123456789"));
+  EXPECT_FALSE(auth->may_send_tasks("Bearer plain-token-0123456789"));
+  EXPECT_FALSE(auth->may_send_tasks("Bearer trainer-token-0123456789 task_source"));
+  auto unknown = TokenAuth::from_file(write("bad-permission", "plain-token-0123456789 admin\n"));
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.error().message.find(":1: 'admin' is not a permission"), std::string::npos) << unknown.error().message;
 }
 
 TEST(TokenAuth, FileErrorsNameTheFileAndLine) {

@@ -40,7 +40,8 @@ class QueueTest : public ::testing::Test {
     auto r = queue.submit(*c, jobs, ids, batch, 3600);
     EXPECT_TRUE(r) << r.error().message;
     std::vector<std::string> out;
-    for (const auto& [id, existing] : *r) out.push_back(id);
+    EXPECT_FALSE(r->conflict);
+    for (const auto& [id, existing] : r->jobs) out.push_back(id);
     return out;
   }
   Delivery take(const std::string& consumer) {
@@ -61,14 +62,52 @@ TEST_F(QueueTest, AClientIdEnqueuesOnce) {
   std::vector<std::string> again_ids{random_id("j-")};
   auto again = queue.submit(*c, {job("run1/t0")}, again_ids, "", 3600);
   ASSERT_TRUE(again);
-  EXPECT_EQ((*again)[0].first, first[0]);
-  EXPECT_TRUE((*again)[0].second);
+  ASSERT_FALSE(again->conflict);
+  EXPECT_EQ(again->jobs[0].first, first[0]);
+  EXPECT_TRUE(again->jobs[0].second);
   EXPECT_EQ(*queue.depth(*c), 1);
   auto stats = queue.stats(*c, 10000);
   ASSERT_TRUE(stats);
   long long submitted = -1;
   for (const auto& [k, v] : stats->counters) submitted = k == "submitted" ? v : submitted;
   EXPECT_EQ(submitted, 1);
+}
+
+// An idempotency key is its token's: another token's same key is another job; the same key with
+// other content is a conflict, and a request holding one enqueues none of its jobs.
+TEST_F(QueueTest, AClientIdIsScopedToItsTokenAndBoundToItsContent) {
+  const auto ids = [](std::size_t n) {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < n; ++i) out.push_back(random_id("j-"));
+    return out;
+  };
+  auto mine = queue.submit(*c, {job("run1/t0")}, ids(1), "", 3600, "t-aaaa");
+  auto theirs = queue.submit(*c, {job("run1/t0")}, ids(1), "", 3600, "t-bbbb");
+  ASSERT_TRUE(mine && theirs);
+  EXPECT_NE(mine->jobs[0].first, theirs->jobs[0].first);
+  EXPECT_FALSE(theirs->jobs[0].second);
+  JobSpec other = job("run1/t0");
+  other.candidate_source = "int y;";
+  auto conflict = queue.submit(*c, {job("run1/t1"), other}, ids(2), "b-1", 3600, "t-aaaa");
+  ASSERT_TRUE(conflict);
+  ASSERT_TRUE(conflict->conflict);
+  EXPECT_EQ(*conflict->conflict, 1u);
+  EXPECT_TRUE(conflict->jobs.empty());
+  EXPECT_EQ(*queue.depth(*c), 2);  // run1/t1 was not enqueued either
+  JobSpec twice = job("run1/t2");
+  twice.candidate_source = "int z;";
+  auto in_one_request = queue.submit(*c, {job("run1/t2"), twice}, ids(2), "", 3600, "t-aaaa");
+  ASSERT_TRUE(in_one_request);
+  EXPECT_EQ(in_one_request->conflict, std::optional<std::size_t>(1));
+  EXPECT_EQ(*queue.depth(*c), 2);
+  // Past one script call's chunk of 64: the conflict in the second chunk stops the first too.
+  std::vector<JobSpec> many;
+  for (int i = 0; i < 70; ++i) many.push_back(job("run2/t" + std::to_string(i)));
+  many.push_back(other);
+  auto chunked = queue.submit(*c, many, ids(many.size()), "", 3600, "t-aaaa");
+  ASSERT_TRUE(chunked);
+  EXPECT_EQ(chunked->conflict, std::optional<std::size_t>(70));
+  EXPECT_EQ(*queue.depth(*c), 2);
 }
 
 TEST_F(QueueTest, AResultIsStoredOnceAndAcknowledgedWithIt) {

@@ -148,26 +148,37 @@ class ChildProcess {
   int status_ = -1;
 };
 
-// redis-server on a free loopback port; data in `dir`, kept across restart().
+// redis-server on a free loopback port; data in `dir`, kept across restart(); with `password`, its
+// requirepass (url() leaves it out, redis_url() has it).
 class RedisServer {
  public:
-  explicit RedisServer(fs::path dir) : dir_(std::move(dir)), port_(free_port()) { start(); }
+  explicit RedisServer(fs::path dir, std::string password = "")
+      : dir_(std::move(dir)), password_(std::move(password)), port_(free_port()) {
+    start();
+  }
   void start() {
     fs::create_directories(dir_);
-    process_ = ChildProcess({"redis-server", "--port", std::to_string(port_), "--bind", "127.0.0.1", "--dir", dir_.string(),
-                             "--save", "", "--appendonly", "yes", "--appendfsync", "always", "--protected-mode", "no"},
-                            dir_ / ("redis-" + std::to_string(n_starts_++) + ".log"));
+    std::vector<std::string> argv = {"redis-server", "--port", std::to_string(port_), "--bind", "127.0.0.1", "--dir",
+                                     dir_.string(), "--save", "", "--appendonly", "yes", "--appendfsync", "always",
+                                     "--protected-mode", "no"};
+    if (!password_.empty()) argv.insert(argv.end(), {"--requirepass", password_});
+    process_ = ChildProcess(argv, dir_ / ("redis-" + std::to_string(n_starts_++) + ".log"));
     up_ = eventually(20, [&] { return RedisConnection::connect(redis_url(), 1).ok(); });
   }
   bool up() const { return up_; }  // whether the last start() got an answer
   std::string log() const { return process_.output(); }
   void kill() { process_.kill_now(); }  // SIGKILL: only what the append-only file holds survives
   std::string url() const { return "redis://127.0.0.1:" + std::to_string(port_); }
-  RedisUrl redis_url() const { return *RedisUrl::parse(url()); }
+  RedisUrl redis_url() const {
+    RedisUrl u = *RedisUrl::parse(url());
+    u.password = password_;
+    return u;
+  }
   std::unique_ptr<RedisConnection> connect() const { return std::move(*RedisConnection::connect(redis_url(), 5)); }
 
  private:
   fs::path dir_;
+  std::string password_;
   int port_;
   int n_starts_ = 0;
   bool up_ = false;

@@ -49,11 +49,31 @@ class OwnedEngineEvaluator final : public rollout::Evaluator {
   explicit OwnedEngineEvaluator(std::unique_ptr<eval::Engine> engine) : engine_(std::move(engine)), inner_(*engine_) {}
   common::Expected<eval::EvalResult> evaluate(const eval::EvalJob& job) override { return inner_.evaluate(job); }
   std::string device() const override { return inner_.device(); }
+  nlohmann::json settings() const override { return inner_.settings(); }
 
  private:
   std::unique_ptr<eval::Engine> engine_;
   rollout::EngineEvaluator inner_;
 };
+
+void add_redis_options(CLI::App* cmd, std::string& url, std::string& password_file, bool& without_password) {
+  cmd->add_option("--redis", url, "Redis URL: redis://[:PASSWORD@]HOST[:PORT][/DB]")->required();
+  cmd->add_option("--redis-password-file", password_file,
+                  "file whose first line is Redis's password (its requirepass): kept out of the command line");
+  cmd->add_flag("--redis-without-password", without_password,
+                "connect to a Redis off this host without a password (only where nothing but the service's hosts can "
+                "reach it): whoever reaches Redis writes jobs and results");
+}
+
+#if KERNELRL_HAVE_SERVICE
+// The Redis a command reaches, as its configuration says it (password masked) and how it is authenticated.
+nlohmann::json redis_config(const service::RedisAccess& access) {
+  auto url = service::resolve_redis(access);
+  if (!url) return access.url;
+  return {{"url", url->text},
+          {"auth", !url->password.empty() ? "password" : url->loopback() ? "none (loopback)" : "none (--redis-without-password)"}};
+}
+#endif
 
 }  // namespace
 
@@ -61,7 +81,7 @@ CLI::App* add_serve_command(CLI::App& app, ServeArgs& a) {
   auto* cmd = app.add_subcommand("serve", "the evaluation service's HTTP front, in front of Redis (docs/service.md)");
   const std::filesystem::path default_tasks = std::filesystem::path(build::source_dir) / "tasks";
   if (std::filesystem::is_directory(default_tasks)) a.task_sets = {default_tasks.string()};
-  cmd->add_option("--redis", a.redis_url, "Redis URL: redis://[:PASSWORD@]HOST[:PORT][/DB]")->required();
+  add_redis_options(cmd, a.redis_url, a.redis_password_file, a.redis_without_password);
   cmd->add_option("--listen", a.listen, "HOST:PORT to serve HTTP on (0.0.0.0:PORT for every interface)")->capture_default_str();
   cmd->add_option("--token-file", a.token_file,
                   "bearer tokens, one per line (at least 16 characters); without it every request is allowed");
@@ -80,9 +100,10 @@ CLI::App* add_serve_command(CLI::App& app, ServeArgs& a) {
       ->capture_default_str();
   cmd->add_option("--worker-alive-s", a.worker_alive_s, "a worker silent this long is not counted alive")
       ->capture_default_str();
-  cmd->add_flag("--no-task-source", a.no_task_source,
-                "accept tasks only by task-set path, not as text (a task is Python the workers run: with task_source, "
-                "a token lets its holder run Python on the evaluation hosts)");
+  auto* allow = cmd->add_flag("--allow-task-source", a.allow_task_source,
+                              "accept tasks as text too (task_source), not only by task-set path: a task is Python the "
+                              "workers run, so any token holder then runs Python on the evaluation hosts");
+  cmd->add_flag("--no-task-source", a.no_task_source, "accept tasks only by task-set path (the default)")->excludes(allow);
   cmd->add_flag("--print-config", a.print_config, "print the resolved configuration as JSON and exit");
   return cmd;
 }
@@ -91,7 +112,7 @@ CLI::App* add_worker_command(CLI::App& app, WorkerArgs& a) {
   auto* cmd = app.add_subcommand(
       "worker", "evaluate the service's jobs: one process per GPU pulling from Redis (docs/service.md); without --redis "
                 "this is the engine's internal per-device worker");
-  cmd->add_option("--redis", a.redis_url, "Redis URL: redis://[:PASSWORD@]HOST[:PORT][/DB]")->required();
+  add_redis_options(cmd, a.redis_url, a.redis_password_file, a.redis_without_password);
   cmd->add_option("--gpus", a.gpus, "all (CUDA_VISIBLE_DEVICES if set, else every GPU; a CPU slot without one) or 0,1,...")
       ->capture_default_str();
   cmd->add_option("--prefix", a.prefix, "Redis key prefix, as serve's")->capture_default_str();
@@ -122,7 +143,11 @@ void add_eval_service_options(CLI::App* cmd, EvalServiceArgs& a) {
 
 int run_serve(const ServeArgs& a) {
   service::ServeConfig c;
-  c.redis_url = a.redis_url;
+  c.redis = {a.redis_url, a.redis_password_file, a.redis_without_password};
+  if (auto url = service::resolve_redis(c.redis); !url) {
+    std::cerr << "kernelrl serve: " << url.error().message << "\n";
+    return kUsageError;
+  }
   c.listen = a.listen;
   c.token_file = a.token_file;
   c.task_sets = a.task_sets;
@@ -139,9 +164,9 @@ int run_serve(const ServeArgs& a) {
   c.result_ttl_s = a.result_ttl_s;
   c.http_threads = a.http_threads;
   c.worker_alive_s = a.worker_alive_s;
-  c.job_limits.allow_task_source = !a.no_task_source;
+  c.job_limits.allow_task_source = a.allow_task_source;
   if (a.print_config) {
-    std::cout << nlohmann::json{{"command", "serve"},       {"redis", c.redis_url},          {"listen", c.listen},
+    std::cout << nlohmann::json{{"command", "serve"},       {"redis", redis_config(c.redis)}, {"listen", c.listen},
                                 {"token_file", a.token_file}, {"tasks", c.task_sets},        {"prefix", c.prefix},
                                 {"max_request_bytes", c.max_request_bytes}, {"max_batch_jobs", c.max_batch_jobs},
                                 {"max_queue", c.max_queue}, {"max_wait_s", c.max_wait_s}, {"result_ttl_s", c.result_ttl_s},
@@ -163,7 +188,7 @@ int run_serve(const ServeArgs& a) {
   if (a.token_file.empty()) std::cerr << "kernelrl serve: warning: no --token-file: every request is allowed\n";
   const auto colon = c.listen.rfind(':');
   std::cerr << "kernelrl serve: listening on " << c.listen.substr(0, colon) << ":" << (*front)->port() << ", queue "
-            << c.redis_url << " (prefix " << c.prefix << ")" << std::endl;
+            << redis_config(c.redis)["url"].get<std::string>() << " (prefix " << c.prefix << ")" << std::endl;
   std::cout << "listening on port " << (*front)->port() << std::endl;  // scripts and tests read the port here
   while (!g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   std::cerr << "kernelrl serve: stopping" << std::endl;
@@ -173,7 +198,7 @@ int run_serve(const ServeArgs& a) {
 
 int run_worker(const WorkerArgs& a, const eval::EngineConfig& engine, const std::vector<std::string>& argv) {
   service::SlotConfig c;
-  c.redis_url = a.redis_url;
+  c.redis = {a.redis_url, a.redis_password_file, a.redis_without_password};
   c.prefix = a.prefix;
   c.engine = engine;
   c.visibility_timeout_s = a.visibility_timeout_s;
@@ -187,7 +212,7 @@ int run_worker(const WorkerArgs& a, const eval::EngineConfig& engine, const std:
                  "--max-attempts at least 1\n";
     return kUsageError;
   }
-  if (auto url = service::RedisUrl::parse(a.redis_url); !url) {
+  if (auto url = service::resolve_redis(c.redis); !url) {
     std::cerr << "kernelrl worker: " << url.error().message << "\n";
     return kUsageError;
   }
@@ -197,7 +222,7 @@ int run_worker(const WorkerArgs& a, const eval::EngineConfig& engine, const std:
     return kUsageError;
   }
   if (a.print_config) {
-    std::cout << nlohmann::json{{"command", "worker"}, {"redis", c.redis_url}, {"prefix", c.prefix}, {"gpus", *gpus},
+    std::cout << nlohmann::json{{"command", "worker"}, {"redis", redis_config(c.redis)}, {"prefix", c.prefix}, {"gpus", *gpus},
                                 {"visibility_timeout_s", c.visibility_timeout_s}, {"heartbeat_s", c.heartbeat_s},
                                 {"max_attempts", c.max_attempts}, {"prefetch", c.prefetch}, {"result_ttl_s", c.result_ttl_s},
                                 {"evaluations_per_slot", engine.n_workers}, {"options", engine.options}}

@@ -17,6 +17,8 @@ namespace kernelrl::cli {
 
 struct ServeArgs {
   std::string redis_url;
+  std::string redis_password_file;
+  bool redis_without_password = false;
   std::string listen = "127.0.0.1:8080";
   std::string token_file;
   std::vector<std::string> task_sets;  // default: the source tree's tasks/
@@ -29,12 +31,15 @@ struct ServeArgs {
   long long result_ttl_s = 7 * 86400;
   int http_threads = 64;
   double worker_alive_s = 30;
-  bool no_task_source = false;
+  bool allow_task_source = false;
+  bool no_task_source = false;  // the default; kept so deployments that name it still start
   bool print_config = false;
 };
 
 struct WorkerArgs {
   std::string redis_url;
+  std::string redis_password_file;
+  bool redis_without_password = false;
   std::string gpus = "all";
   std::string prefix = "kernelrl";
   double visibility_timeout_s = 60;
