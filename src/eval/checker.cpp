@@ -168,6 +168,16 @@ Tolerance default_tolerance(DType d) {
   return {0, 0};
 }
 
+Tolerance kernelbench_tolerance(DType d) {
+  switch (d) {
+    case DType::F32:
+    case DType::F64: return {1e-4, 1e-4};
+    case DType::F16:
+    case DType::BF16: return {1e-2, 1e-2};
+    default: return default_tolerance(d);
+  }
+}
+
 CompareResult compare_buffers(const void* actual, const void* expected, std::int64_t numel,
                               DType dtype, Tolerance tolerance, unsigned n_threads) {
   if (numel <= 0) return CompareResult{};

@@ -21,6 +21,11 @@ struct Tolerance {
 // F32/F64/F16: 1e-2 each; BF16: 2e-2 each; integers and bool: exact (0, 0).
 Tolerance default_tolerance(DType d);
 
+// KernelBench's tolerance for an output computed at its dtype's precision (its eval.py,
+// get_tolerance_for_precision, used for atol and rtol alike): F32/F64 1e-4, F16/BF16 1e-2;
+// integers and bool exact. The default of `--rules kernelbench` (docs/security.md, "Rule sets").
+Tolerance kernelbench_tolerance(DType d);
+
 struct CompareResult {
   bool ok = true;                     // n_mismatch == 0
   std::int64_t n_checked = 0;         // elements compared (numel)

@@ -21,9 +21,9 @@ namespace {
 // check_outputs, with an output that cannot even be compared (an exotic dtype, a tensor torch
 // refuses to copy) reported as wrong rather than as a failure of the evaluation.
 OutputCheck checked_outputs(const std::vector<py::object>& actual, const std::vector<py::object>& expected,
-                            const EvalOptions& options) {
+                            const EvalOptions& options, common::RuleSet rules) {
   try {
-    return check_outputs(actual, expected, options);
+    return check_outputs(actual, expected, options, rules);
   } catch (py::error_already_set& e) {
     OutputCheck bad;
     bad.details.message = std::string("the outputs cannot be compared: ") + e.what();
@@ -160,7 +160,7 @@ std::optional<Verdict> judge_call(const ChildSetup& s, const LoadedCandidate& lo
                         trial);
   }
   add_step(obs.phases_ms, step + "reference", t_step);
-  OutputCheck check = checked_outputs(actual, expected, s.req.options);
+  OutputCheck check = checked_outputs(actual, expected, s.req.options, judging_rules(s.req));
   if (defended) {
     for (auto& o : expected) poison(o);  // the reference's outputs never stay readable on the device
   }

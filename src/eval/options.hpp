@@ -36,7 +36,7 @@ inline void from_json(const nlohmann::json& j, CandidateProcess& p) {
 struct EvalOptions {
   std::string device = "auto";     // "auto" (cuda when a GPU is usable, else cpu), "cuda" or "cpu"
   int n_trials = 5;                // correctness trials, each on fresh inputs from an unpredictable seed
-  double atol = -1;                // absolute tolerance for float outputs; < 0 = per-dtype default (1e-2 fp32)
+  double atol = -1;                // absolute tolerance for float outputs; < 0 = the rules' per-dtype default (checker.hpp)
   double rtol = -1;                // relative tolerance for float outputs; < 0 = per-dtype default
   bool time_kernels = true;        // false: correctness only (runtime and speedup stay 0)
   int n_warmup = 5;                // untimed calls before timing

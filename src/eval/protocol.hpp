@@ -42,6 +42,12 @@ struct ChildRequest {
 void to_json(nlohmann::json& j, const ChildRequest& r);
 void from_json(const nlohmann::json& j, ChildRequest& r);
 
+// The rules that judge the request's outputs: its `rules` for a kernelbench candidate, the strict
+// ones for native and host candidates (KernelBench has no rules of its own for those).
+inline common::RuleSet judging_rules(const ChildRequest& r) {
+  return r.format == common::Format::KERNELBENCH ? r.rules : common::RuleSet::STRICT;
+}
+
 // One request to a worker; `task` is empty for DEVICE_INFO.
 struct WorkerRequest {
   std::string task;                       // absolute path of the task file

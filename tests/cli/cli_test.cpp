@@ -302,32 +302,38 @@ TEST(Cli, DoctorSaysWhatThisMachineCanDo) {
 }
 
 // The shipped host fixtures (issue 4's CI half; the native ones run on the H200): every one is
-// evaluated correct on the CPU at the tasks' full size, within the default time limits (they scale
-// with the task: five draws of 640 MB of inputs (071_masked_cumsum) alone took 17-18 s of the
-// fixed 30 s there were before on a 2-core machine).
+// evaluated correct on the CPU at the small size made for CPUs (they read their sizes from the
+// tensors), and the one with the largest inputs at the tasks' full size, within the default time
+// limits (they scale with the task: five draws of its 640 MB of inputs alone took 17-18 s of the
+// fixed 30 s there were before on a 2-core machine). All eleven at full size took 12 min on the
+// 2-core VM (2026-12-07) and timed out in CI: the full size proves nothing more for the others.
 TEST(Cli, HostFixturesAreCorrectOnTheCpu) {
   std::ifstream in(std::string(KERNELRL_SOURCE_DIR) + "/tasks/fixtures/manifest.json");
-  nlohmann::json all = nlohmann::json::parse(in), host = nlohmann::json::array();
+  nlohmann::json all = nlohmann::json::parse(in), host = nlohmann::json::array(), largest = nlohmann::json::array();
   for (const auto& e : all) {
-    if (e.value("format", "") == "host") host.push_back(e);
+    if (e.value("format", "") != "host") continue;
+    host.push_back(e);
+    if (e.value("task", "").find("/071_masked_cumsum.py") != std::string::npos) largest.push_back(e);
   }
   ASSERT_GE(host.size(), 10u);
-  const auto batch = std::filesystem::temp_directory_path() / "kernelrl-host-fixtures.json";
+  ASSERT_EQ(largest.size(), 1u);
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto batch = dir / "kernelrl-host-fixtures.json", full = dir / "kernelrl-host-fixture-full.json";
   std::ofstream(batch) << host.dump(1);
-  // Few timed calls: on a CPU every one redraws the full-size inputs first (seconds each).
-  CliRun r = kernelrl({"eval", "--batch", batch.string(), "--check-expect", "--device", "cpu", "--warmup", "1", "--min-reps",
-                       "2", "--max-reps", "3"},
-                      std::chrono::minutes(20));
-  EXPECT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find(std::to_string(host.size()) + " evaluated: OK " + std::to_string(host.size())), std::string::npos)
-      << r.output;
-  // And at the small size made for CPUs (they read their sizes from the tensors).
+  std::ofstream(full) << largest.dump(1);
   CliRun small = kernelrl({"eval", "--batch", batch.string(), "--check-expect", "--device", "cpu", "--size", "small"});
   std::filesystem::remove(batch);
   EXPECT_EQ(small.code, 0) << small.output;
   EXPECT_NE(small.output.find(std::to_string(host.size()) + " evaluated: OK " + std::to_string(host.size())),
             std::string::npos)
       << small.output;
+  // Few timed calls: on a CPU every one redraws the full-size inputs first (seconds each).
+  CliRun r = kernelrl({"eval", "--batch", full.string(), "--check-expect", "--device", "cpu", "--warmup", "1", "--min-reps",
+                       "2", "--max-reps", "3"},
+                      std::chrono::minutes(10));
+  std::filesystem::remove(full);
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("1 evaluated: OK 1"), std::string::npos) << r.output;
 }
 
 // tasks/fixtures/starter: one host solution of each kind of starter task (unary, with parameters,

@@ -47,6 +47,22 @@ TEST(Checker, DefaultTolerances) {
   }
 }
 
+// KernelBench's get_tolerance_for_precision: 1e-4 for float32, 1e-2 for the half types.
+TEST(Checker, KernelbenchTolerances) {
+  EXPECT_EQ(kernelbench_tolerance(DType::F32).atol, 1e-4);
+  EXPECT_EQ(kernelbench_tolerance(DType::F32).rtol, 1e-4);
+  EXPECT_EQ(kernelbench_tolerance(DType::F64).rtol, 1e-4);
+  EXPECT_EQ(kernelbench_tolerance(DType::F16).atol, 1e-2);
+  EXPECT_EQ(kernelbench_tolerance(DType::BF16).rtol, 1e-2);
+  for (DType d : {DType::I8, DType::U8, DType::I16, DType::I32, DType::I64, DType::BOOL}) {
+    EXPECT_EQ(kernelbench_tolerance(d).atol, 0) << to_string(d);
+  }
+  // A value off by a relative 1e-3 is inside the strict tolerance and outside KernelBench's.
+  const std::vector<float> expected = {0.5f, 1.0f, 2.0f}, actual = {0.5005f, 1.001f, 2.002f};
+  EXPECT_TRUE(compare_buffers(actual.data(), expected.data(), 3, DType::F32, default_tolerance(DType::F32)).ok);
+  EXPECT_FALSE(compare_buffers(actual.data(), expected.data(), 3, DType::F32, kernelbench_tolerance(DType::F32)).ok);
+}
+
 TEST(Checker, EmptyBufferIsOk) {
   const CompareResult r = compare_buffers(nullptr, nullptr, 0, DType::F32, {0, 0});
   EXPECT_TRUE(r.ok);

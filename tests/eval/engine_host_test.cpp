@@ -407,6 +407,55 @@ class ModelNew(nn.Module):
   EXPECT_TRUE(kernelbench->cache_hit) << "the rules are checked before the cache: one build serves both";
 }
 
+// The tolerance follows the rule set (issue 43): a softmax of its own, off by a relative 8e-3 (as
+// a fast-math kernel might be), passes the strict rules' 1e-2 but not KernelBench's 1e-4, and the
+// message names the tolerance that judged it. One build serves both verdicts.
+TEST_F(EngineHostTest, KernelbenchRulesJudgeAtKernelbenchsTolerance) {
+  auto dir = testing::test_cache_dir() / "kernelbench-tolerance";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "softmax_off_by_8e-3.py";
+  std::ofstream(path) << R"PY(import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+ext = load_inline(name="kernelrl_test_tolerance_softmax", functions=["softmax_rows"], cpp_sources="""
+#include <cmath>
+torch::Tensor softmax_rows(torch::Tensor x, double scale) {
+  auto y = torch::empty_like(x);
+  const float* src = x.data_ptr<float>();
+  float* dst = y.data_ptr<float>();
+  const int64_t rows = x.size(0), cols = x.size(1);
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* in = src + r * cols;
+    float* out = dst + r * cols;
+    float top = in[0];
+    for (int64_t c = 1; c < cols; ++c) top = std::max(top, in[c]);
+    double sum = 0;
+    for (int64_t c = 0; c < cols; ++c) sum += std::exp(double(in[c] - top));
+    for (int64_t c = 0; c < cols; ++c) out[c] = float(std::exp(double(in[c] - top)) / sum * scale);
+  }
+  return y;
+}
+""")
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return ext.softmax_rows(x.contiguous(), 1.008)
+)PY";
+  EvalJob job{source_path(small_task_), path, std::nullopt, std::nullopt};
+  auto strict = engine_->evaluate(job);
+  ASSERT_TRUE(strict) << strict.error().message;
+  EXPECT_EQ(strict->status, common::Status::OK) << strict->error.message << "\n" << strict->error.compile_log;
+  EXPECT_EQ(strict->tolerance["float32"]["rtol"], 1e-2) << strict->tolerance;
+  job.rules = common::RuleSet::KERNELBENCH;
+  auto kernelbench = engine_->evaluate(job);
+  ASSERT_TRUE(kernelbench) << kernelbench.error().message;
+  EXPECT_EQ(kernelbench->status, common::Status::WRONG_OUTPUT) << kernelbench->error.message;
+  EXPECT_NE(kernelbench->error.message.find("[atol 0.0001, rtol 0.0001]"), std::string::npos) << kernelbench->error.message;
+  EXPECT_TRUE(kernelbench->cache_hit);
+}
+
 TEST_F(EngineHostTest, NativeCandidateOnACpuEngineCannotBeEvaluated) {
   auto r = engine_->evaluate({source_path(small_task_), source_path("tests/ladder/native/correct_naive.cu"), std::nullopt, std::nullopt});
   ASSERT_FALSE(r);
