@@ -82,7 +82,8 @@ class ServiceEvaluator:
 # Job options (docs/service.md) as `kernelrl eval` flags.
 _EVAL_FLAGS = {"n_trials": "--trials", "atol": "--atol", "rtol": "--rtol", "n_warmup": "--warmup",
                "min_reps": "--min-reps", "max_reps": "--max-reps", "timing_budget_ms": "--timing-budget-ms",
-               "timeout_correctness_s": "--timeout-correctness-s", "timeout_timing_s": "--timeout-timing-s"}
+               "timeout_correctness_s": "--timeout-correctness-s", "timeout_timing_s": "--timeout-timing-s",
+               "precision": "--precision"}
 
 
 @dataclass

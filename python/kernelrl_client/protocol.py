@@ -41,6 +41,14 @@ class EnvProtocol:
         self._process = subprocess.Popen([self.binary, "env"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=subprocess.PIPE, text=True, encoding="utf-8", bufsize=1)
 
+    def __getstate__(self) -> Dict[str, Any]:
+        """Pickles as its binary alone (trainers send reward functions to their worker processes
+        by pickling them, TRL's AsyncGRPOTrainer among them): the copy starts its own `kernelrl env`."""
+        return {"binary": self.binary}
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        self.__init__(state["binary"])
+
     def __enter__(self) -> "EnvProtocol":
         return self
 

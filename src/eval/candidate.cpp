@@ -160,7 +160,8 @@ common::Fallible prepare_kernelbench_loading() {
 }
 
 LoadOutcome load_kernelbench(const std::string& entry_dir, const std::string& display_name,
-                             const py::object& init_inputs, const py::object& device, std::uint64_t init_seed) {
+                             const py::object& init_inputs, const py::object& device, const py::object& precision,
+                             std::uint64_t init_seed) {
   LoadOutcome out;
   auto source = common::read_file(entry_dir + "/candidate.py", 1u << 20);
   if (!source) {
@@ -192,6 +193,7 @@ LoadOutcome load_kernelbench(const std::string& entry_dir, const std::string& di
     py::module_ torch = py::module_::import("torch");
     torch.attr("manual_seed")(init_seed);
     py::object model = (*mod).attr("ModelNew")(*init_inputs).attr("to")(device).attr("eval")();
+    if (!precision.is_none()) model = model.attr("to")(precision);
     out.candidate = std::make_unique<KernelBenchCandidate>(*mod, model);
   } catch (py::error_already_set& e) {
     out.status = common::Status::RUNTIME_ERROR;

@@ -85,10 +85,10 @@ LoadOutcome load_shared_object(const std::string& artifact, const std::vector<py
 common::Fallible prepare_kernelbench_loading();
 
 // Imports a kernelbench candidate (after prepare_kernelbench_loading) and builds
-// ModelNew(*init_inputs) on `device` after seeding with `init_seed`. Starts no process, so it runs
-// under the syscall filter.
+// ModelNew(*init_inputs) on `device` after seeding with `init_seed`, cast to `precision` (a torch
+// dtype, or None) as the reference is. Starts no process, so it runs under the syscall filter.
 LoadOutcome load_kernelbench(const std::string& entry_dir, const std::string& display_name,
                              const pybind11::object& init_inputs, const pybind11::object& device,
-                             std::uint64_t init_seed);
+                             const pybind11::object& precision, std::uint64_t init_seed);
 
 }  // namespace kernelrl::eval

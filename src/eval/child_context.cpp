@@ -57,7 +57,7 @@ py::object ChildSetup::call_reference(const std::vector<py::object>& inputs) con
 
 std::vector<py::object> ChildSetup::fresh_inputs(std::uint64_t seed) const {
   torch.attr("manual_seed")(seed);
-  if (!cuda || !py::hasattr(torch, "set_default_device")) return to_device(task.get_inputs(), device);
+  if (!cuda || !py::hasattr(torch, "set_default_device")) return cast_floating(to_device(task.get_inputs(), device), precision);
   py::object scope = device;  // torch.device is a context manager since torch 2.0
   scope.attr("__enter__")();
   py::object values;
@@ -68,7 +68,7 @@ std::vector<py::object> ChildSetup::fresh_inputs(std::uint64_t seed) const {
     throw;
   }
   scope.attr("__exit__")(py::none(), py::none(), py::none());
-  return to_device(values, device);
+  return cast_floating(to_device(values, device), precision);
 }
 
 py::object ChildSetup::empty_like(const task::TensorSpec& spec) const {

@@ -86,6 +86,7 @@ struct ChildSetup {
   bool cuda = false;
   void* stream = nullptr;
   std::int64_t l2_bytes = 0;
+  pybind11::object precision;  // torch dtype the models and floating inputs are cast to, or None
   pybind11::object model;
   pybind11::object init_inputs;
   std::uint64_t init_seed = 0;
@@ -98,7 +99,7 @@ struct ChildSetup {
 
   // The reference's forward under torch.no_grad(). Python errors propagate.
   pybind11::object call_reference(const std::vector<pybind11::object>& inputs) const;
-  // get_inputs() under `seed`, on the device. On a GPU with torch >= 2.0 it runs with the device
+  // get_inputs() under `seed`, on the device, floating tensors at `precision`. On a GPU with torch >= 2.0 it runs with the device
   // as the default, so torch.randn & co. draw there (10^8 numbers drawn on the CPU take seconds).
   std::vector<pybind11::object> fresh_inputs(std::uint64_t seed) const;
   // An uninitialised tensor of `spec`'s shape and dtype on the device.

@@ -85,7 +85,7 @@ std::optional<Verdict> load_candidate(const ChildSetup& s, LoadedCandidate& load
   if (loaded.runner) {
     outcome = load_in_candidate_process(s, std::move(loaded.runner));
   } else if (s.req.format == common::Format::KERNELBENCH) {
-    outcome = load_kernelbench(s.req.artifact, s.req.candidate, s.init_inputs, s.device, s.init_seed);
+    outcome = load_kernelbench(s.req.artifact, s.req.candidate, s.init_inputs, s.device, s.precision, s.init_seed);
   } else {
     outcome = load_shared_object(s.req.artifact, s.params);
   }

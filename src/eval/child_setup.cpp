@@ -83,9 +83,20 @@ ChildSetup set_up(const task::TaskModule& task, const ChildRequest& req, py::mod
   obs.seeds.push_back(s.init_seed);
   const std::string file = task.path.string();
   try {
+    s.precision = precision_dtype(req.options.precision);
+  } catch (const std::invalid_argument& e) {
+    throw TaskError{e.what()};
+  }
+  try {
     s.torch.attr("manual_seed")(s.init_seed);
     s.init_inputs = task.get_init_inputs();
+    if (!s.precision.is_none()) {
+      py::list cast;
+      for (auto v : s.init_inputs) cast.append(cast_floating({py::reinterpret_borrow<py::object>(v)}, s.precision).front());
+      s.init_inputs = cast;
+    }
     s.model = task.model_class(*s.init_inputs).attr("to")(s.device).attr("eval")();
+    if (!s.precision.is_none()) s.model = s.model.attr("to")(s.precision);
   } catch (py::error_already_set& e) {
     throw TaskError{file + ": Model(*get_init_inputs()) raised: " + task::format_python_error(e.what(), file)};
   }

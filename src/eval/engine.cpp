@@ -69,10 +69,17 @@ common::Expected<std::unique_ptr<Engine>> Engine::create(EngineConfig config) {
   fs::path cache = config.cache_dir.empty() ? common::cache_root() / "compile" : config.cache_dir;
   e->compiler_ = std::make_unique<compile::Compiler>(*toolchain, cache);
   e->pool_ = std::make_unique<compile::CompilePool>(*e->compiler_, config.n_compile_threads);
-  auto lock_dir = common::make_temp_dir(fs::temp_directory_path(), "kernelrl-device-lock-");
-  if (!lock_dir) return lock_dir.error();
-  e->device_lock_dir_ = *lock_dir;
-  std::vector<std::string> worker_args{"--device-lock",       lock_dir->string(),
+  // One folder of the engine's own: the device lock and the workers' scratch folders (their
+  // children's logs), removed with the engine even where a worker had to be killed.
+  auto own_dir = common::make_temp_dir(fs::temp_directory_path(), "kernelrl-engine-");
+  if (!own_dir) return own_dir.error();
+  e->own_dir_ = *own_dir;
+  const fs::path lock_dir = *own_dir / "device-lock";
+  std::error_code ec;
+  fs::create_directory(lock_dir, ec);
+  if (ec) return common::make_error(lock_dir.string() + ": cannot create: " + ec.message());
+  std::vector<std::string> worker_args{"--device-lock",       lock_dir.string(),
+                                       "--scratch-in",        own_dir->string(),
                                        "--cuda-connections",  std::to_string(config.cuda_max_connections),
                                        "--warm-children",     std::to_string(config.warm_children)};
   if (!config.gpu.empty()) worker_args.insert(worker_args.end(), {"--gpu", config.gpu});
@@ -112,7 +119,7 @@ common::Expected<std::unique_ptr<Engine>> Engine::create(EngineConfig config) {
 
 Engine::~Engine() {
   workers_.clear();  // each worker exits and is reaped
-  if (!device_lock_dir_.empty()) (void)common::remove_tree(device_lock_dir_);
+  if (!own_dir_.empty()) (void)common::remove_tree(own_dir_);
 }
 
 class Engine::WorkerLease {
@@ -165,6 +172,15 @@ common::Expected<Engine::Prepared> Engine::prepare(const EvalJob& job) {
       *job.device != (p.format == common::Format::NATIVE ? "cuda" : "cpu")) {
     return common::make_error(job.candidate.string() + ": a " + std::string(common::to_string(p.format)) +
                               " candidate cannot run on " + *job.device);
+  }
+  if (const std::string& precision = options_for(job).precision; !precision.empty()) {
+    if (precision != "fp32" && precision != "fp16" && precision != "bf16") {
+      return common::make_error("precision '" + precision + "' is not one of fp32, fp16, bf16");
+    }
+    if (p.format != common::Format::KERNELBENCH) {
+      return common::make_error(job.candidate.string() + ": a " + std::string(common::to_string(p.format)) +
+                                " candidate takes the task's own dtypes; a precision casts kernelbench candidates only");
+    }
   }
   if (p.format == common::Format::HOST) {
     p.device = "cpu";

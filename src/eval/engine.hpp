@@ -144,7 +144,7 @@ class Engine {
   class WorkerLease;
   WorkerLease lease_worker();
 
-  std::filesystem::path device_lock_dir_;  // sandbox::DeviceLock of all workers
+  std::filesystem::path own_dir_;  // the workers' sandbox::DeviceLock and scratch folders
   std::vector<std::unique_ptr<sandbox::WorkerClient>> workers_;
   std::vector<sandbox::WorkerClient*> idle_workers_;
   std::mutex workers_mutex_;

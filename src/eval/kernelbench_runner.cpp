@@ -154,6 +154,7 @@ std::string kernelbench_start_text(const ChildSetup& s, const std::string& entry
                         {"display_name", s.req.candidate},
                         {"init_inputs", init_inputs},
                         {"init_seed", s.init_seed},
+                        {"precision", s.req.options.precision},
                         {"pages_bytes", pages_bytes}}
       .dump();
 }

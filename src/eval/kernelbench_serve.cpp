@@ -46,6 +46,7 @@ using runner::TensorSlot;
 struct RunnerArgs {
   std::size_t pages_bytes = 0;
   std::string entry_dir, display_name, init_inputs;
+  std::string precision;  // EvalOptions::precision: "" or fp32|fp16|bf16
   std::uint64_t init_seed = 0;
 };
 
@@ -98,7 +99,7 @@ class KernelbenchServer {
   std::size_t data_bytes_ = 0;
   int cuda_device_ = -1;
   runner::DeviceState device_state_;
-  py::object device_, init_inputs_, tensor_type_, parameter_type_, literal_eval_;
+  py::object device_, precision_, init_inputs_, tensor_type_, parameter_type_, literal_eval_;
   std::unique_ptr<audit::CallRecorder> recorder_;  // installed before the candidate's code is loaded
   std::unique_ptr<Candidate> candidate_;
   CallArgs args_;
@@ -211,9 +212,12 @@ std::variant<nlohmann::json, std::string> KernelbenchServer::set_up(Header* h, s
       device_ = torch.attr("device")("cpu");
     }
     init_inputs_ = literal_eval_(a_.init_inputs);
+    precision_ = precision_dtype(a_.precision);
     step("init_inputs");
   } catch (py::error_already_set& e) {
     return std::string("cannot set up the candidate's interpreter: ") + e.what();
+  } catch (const std::invalid_argument& e) {
+    return std::string("START: ") + e.what();
   }
   if (cuda_) {
     if (auto watched = recorder_->watch_launches(extension_libraries(a_.entry_dir)); !watched) {
@@ -231,7 +235,7 @@ std::variant<nlohmann::json, std::string> KernelbenchServer::set_up(Header* h, s
 }
 
 std::int32_t KernelbenchServer::load() {
-  LoadOutcome out = load_kernelbench(a_.entry_dir, a_.display_name, init_inputs_, device_, a_.init_seed);
+  LoadOutcome out = load_kernelbench(a_.entry_dir, a_.display_name, init_inputs_, device_, precision_, a_.init_seed);
   if (out.candidate) {
     candidate_ = std::move(out.candidate);
     return runner::kLoaded;
@@ -432,7 +436,7 @@ void KernelbenchServer::serve() {
   }
 }
 
-// START's text: {"entry_dir", "display_name", "init_inputs", "init_seed", "pages_bytes"}.
+// START's text: {"entry_dir", "display_name", "init_inputs", "init_seed", "pages_bytes", "precision"?}.
 std::variant<RunnerArgs, std::string> read_start(const std::string& text) {
   const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   RunnerArgs a;
@@ -442,6 +446,7 @@ std::variant<RunnerArgs, std::string> read_start(const std::string& text) {
     a.init_inputs = j.at("init_inputs").get<std::string>();
     a.init_seed = j.at("init_seed").get<std::uint64_t>();
     a.pages_bytes = j.at("pages_bytes").get<std::size_t>();
+    a.precision = j.value("precision", "");
   } catch (const nlohmann::json::exception& e) {
     return std::string("START: ") + e.what();
   }

@@ -45,6 +45,9 @@ struct EvalOptions {
   double timing_budget_ms = 1000;  // stop adding timed calls once this much time was measured (after min_reps)
   bool flush_l2 = true;            // flush L2 (or the CPU's last-level cache) before every timed call
   bool allow_tf32 = false;         // TF32 for the reference's matmuls and convolutions
+  std::string precision;           // kernelbench: "fp32", "fp16" or "bf16" casts both models and the
+                                   // floating-point inputs, as KernelBench's --precision; "" runs the
+                                   // task at its own dtypes
   bool torch_op_audit = true;      // kernelbench: a trial whose ModelNew call runs PyTorch operators
                                    // beyond allocating, viewing, copying and filling is REJECTED
                                    // (eval/op_audit.hpp)
@@ -84,7 +87,7 @@ struct EvalOptions {
 };
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EvalOptions, device, n_trials, atol, rtol, time_kernels, n_warmup,
-                                                min_reps, max_reps, timing_budget_ms, flush_l2, allow_tf32, torch_op_audit,
+                                                min_reps, max_reps, timing_budget_ms, flush_l2, allow_tf32, precision, torch_op_audit,
                                                 max_held_device_mb, timeout_setup_s, timeout_load_s, timeout_correctness_s,
                                                 timeout_timing_s, timeout_eager_multiple, defenses, separate_process,
                                                 native_candidate_process, kernelbench_candidate_process)

@@ -1,6 +1,7 @@
 #include "eval/torch_tensors.hpp"
 
 #include <cstdint>
+#include <map>
 #include <stdexcept>
 
 #if KERNELRL_EVAL_CUDA_KERNELS
@@ -80,6 +81,22 @@ std::vector<py::object> to_device(const py::object& values, const py::object& de
     out.push_back(is_tensor(o) ? o.attr("to")(device) : o);
   }
   return out;
+}
+
+py::object precision_dtype(const std::string& precision) {
+  if (precision.empty()) return py::none();
+  static const std::map<std::string, const char*> names = {{"fp32", "float32"}, {"fp16", "float16"}, {"bf16", "bfloat16"}};
+  auto it = names.find(precision);
+  if (it == names.end()) throw std::invalid_argument("precision '" + precision + "' is not one of fp32, fp16, bf16");
+  return py::module_::import("torch").attr(it->second);
+}
+
+std::vector<py::object> cast_floating(std::vector<py::object> values, const py::object& dtype) {
+  if (dtype.is_none()) return values;
+  for (auto& v : values) {
+    if (is_tensor(v) && v.attr("is_floating_point")().cast<bool>()) v = v.attr("to")(dtype);
+  }
+  return values;
 }
 
 std::vector<py::object> output_list(const py::object& ret) {

@@ -35,6 +35,15 @@ bool is_tensor(const pybind11::handle& obj);
 // Tensors and values of a Python sequence as a vector, tensors moved to `device`.
 std::vector<pybind11::object> to_device(const pybind11::object& values, const pybind11::object& device);
 
+// The torch dtype of a KernelBench precision ("fp32", "fp16", "bf16": EvalOptions::precision);
+// None for "" (the task's own dtypes). std::invalid_argument for any other name.
+pybind11::object precision_dtype(const std::string& precision);
+
+// `values` with each floating-point tensor cast to `dtype` (None: unchanged). KernelBench casts
+// every tensor; integer and bool ones (indices, labels, masks) keep their dtype here, since a cast
+// changes what they mean (docs/security.md, "Rule sets").
+std::vector<pybind11::object> cast_floating(std::vector<pybind11::object> values, const pybind11::object& dtype);
+
 // A forward's return value as a list of tensors: one tensor, or the items of a tuple/list.
 std::vector<pybind11::object> output_list(const pybind11::object& ret);
 

@@ -269,7 +269,9 @@ int worker_main(int in_fd, int out_fd, const WorkerSettings& settings) {
     ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", std::to_string(settings.cuda_max_connections).c_str(), 0);
   }
   auto started = task::start_python();
-  auto scratch_root = common::make_temp_dir(std::filesystem::temp_directory_path(), "kernelrl-worker-");
+  auto scratch_root = common::make_temp_dir(
+      settings.scratch_in.empty() ? std::filesystem::temp_directory_path() : std::filesystem::path(settings.scratch_in),
+      "kernelrl-worker-");
   {
     std::optional<sandbox::DeviceLock> device_lock;
     if (!settings.device_lock_dir.empty()) {

@@ -20,6 +20,9 @@ struct WorkerSettings {
   // CUDA_VISIBLE_DEVICES of the worker and its children (one GPU of several: EngineConfig::gpu);
   // empty: the environment's.
   std::string gpu;
+  // Where the worker makes its scratch folder (its children's files and logs): the engine's own
+  // folder, which the engine removes even after killing the worker; empty: the system's temp folder.
+  std::string scratch_in;
 };
 
 // Serves requests from in_fd until it closes; replies on out_fd. Returns the process exit code.

@@ -1,6 +1,8 @@
 #include "rollout/prompt.hpp"
 
+#include <cctype>
 #include <cstdio>
+#include <filesystem>
 
 #include "common/fs.hpp"
 
@@ -53,8 +55,39 @@ common::Expected<PromptTemplates> load_templates(const fs::path& dir, common::Fo
   return t;
 }
 
-std::string feedback_line(const std::optional<std::string>& parse_error, const eval::EvalResult& r) {
-  if (parse_error) return "failed to parse: " + *parse_error;
+namespace {
+
+bool path_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '/' || c == '.' || c == '_' || c == '-' || c == '+' || c == '~';
+}
+bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// `text` with every mention of the candidate's file (its name, with any folders before it) as
+// "candidate" + its extension: rollout, env and service write the file under names of their own
+// (t0_turn2.cpp, candidate.cpp, candidate_0.cpp), and the policy's feedback must not depend on
+// which of them evaluated it.
+std::string with_candidate_named(std::string text, const std::string& candidate_path) {
+  const std::filesystem::path path(candidate_path);
+  const std::string name = path.filename().string();
+  const std::string canonical = "candidate" + path.extension().string();
+  if (name.empty()) return text;
+  for (std::size_t at = text.find(name); at != std::string::npos; at = text.find(name, at)) {
+    const std::size_t end = at + name.size();
+    const bool ends = end == text.size() || !name_char(text[end]);
+    const bool starts = at == 0 || !path_char(text[at - 1]) || text[at - 1] == '/';
+    if (!ends || !starts) {
+      at = end;
+      continue;
+    }
+    std::size_t begin = at;
+    while (begin > 0 && path_char(text[begin - 1])) --begin;
+    text.replace(begin, end - begin, canonical);
+    at = begin + canonical.size();
+  }
+  return text;
+}
+
+std::string outcome_line(const eval::EvalResult& r) {
   switch (r.status) {
     case common::Status::OK: {
       if (!(r.runtime_us > 0 && r.ref_runtime_us > 0)) {  // timing off, or a reward that does not run the code
@@ -78,6 +111,13 @@ std::string feedback_line(const std::optional<std::string>& parse_error, const e
       return "incorrect: " + r.error.message;
   }
   return "unknown outcome";
+}
+
+}  // namespace
+
+std::string feedback_line(const std::optional<std::string>& parse_error, const eval::EvalResult& r) {
+  if (parse_error) return "failed to parse: " + *parse_error;
+  return with_candidate_named(outcome_line(r), r.candidate);
 }
 
 std::string no_response_line(const std::string& policy_error) { return "no response: " + policy_error; }

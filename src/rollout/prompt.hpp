@@ -45,6 +45,7 @@ struct Attempt {
 
 // The one feedback line for an outcome: parse error, rejection, compile error (with the compiler
 // excerpt), runtime error or timeout, incorrect (with the mismatch), or correct with the speedup.
+// The candidate's file is named candidate.EXT in it, whatever name the caller evaluated it under.
 std::string feedback_line(const std::optional<std::string>& parse_error, const eval::EvalResult& result);
 
 // The feedback line of a turn the policy gave no response to (after its retries): "no response: ERROR".

@@ -41,7 +41,9 @@ std::string extension(common::Format format) {
   return "cu";
 }
 
-// The first key path where `stored` and `current` differ, or "" when they agree.
+// The first key path where `stored` and `current` differ, or "" when they agree. A key the run's
+// record lacks whose value here is "" is a setting added since the run began, left off (e.g. the
+// evaluator's `precision`): the same.
 std::string first_difference(const json& stored, const json& current, const std::string& prefix) {
   if (!stored.is_object() || !current.is_object()) return stored == current ? "" : prefix;
   std::set<std::string> keys;
@@ -50,6 +52,7 @@ std::string first_difference(const json& stored, const json& current, const std:
   for (const auto& k : keys) {
     if (prefix.empty() && kProvenanceKeys.count(k)) continue;
     const std::string path = prefix.empty() ? k : prefix + "." + k;
+    if (!stored.contains(k) && current.contains(k) && current[k] == "") continue;
     if (!stored.contains(k) || !current.contains(k)) return path;
     if (auto d = first_difference(stored[k], current[k], path); !d.empty()) return d;
   }

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "task/manifest.hpp"
+#include "task/sizes.hpp"
 
 namespace kernelrl::service {
 
@@ -15,7 +16,7 @@ namespace {
 
 const std::vector<std::string> kJobFields = {"task",           "task_source", "task_name", "task_manifest",
                                              "candidate",      "candidate_name", "format", "rules",
-                                             "device",         "options",     "client_id"};
+                                             "device",         "options",     "client_id",   "size"};
 
 std::string joined(const std::vector<std::string>& names) {
   std::string out;
@@ -76,6 +77,13 @@ std::optional<RequestError> check_options(const nlohmann::json& o, const std::st
                                                                          : "";
       return bad(where + "." + key + ": not an option a job may set" + why + "; options: " + joined(names));
     }
+    if (key == "precision") {
+      if (!value.is_string() || (value != "" && value != "fp32" && value != "fp16" && value != "bf16")) {
+        return bad(where + ".precision: " + value.dump() +
+                   " is not one of \"fp32\", \"fp16\", \"bf16\" (or \"\": the task's own dtypes)");
+      }
+      continue;
+    }
     auto range = option_ranges().find(key);
     if (range == option_ranges().end()) {  // the booleans
       if (!value.is_boolean()) return bad(where + "." + key + ": must be true or false");
@@ -94,12 +102,39 @@ std::optional<RequestError> check_options(const nlohmann::json& o, const std::st
   return std::nullopt;
 }
 
+// The job's task at `size` (task/sizes.hpp), as `kernelrl eval --size` makes it: the text with the
+// manifest's constants for that size and an entry without FLOPs or bytes (speed of light is defined
+// for the full size only). "full", a size that changes nothing, and a task in no manifest (it has
+// only its own size, as in eval) leave the job as it is.
+std::optional<RequestError> apply_size(JobSpec& spec, const std::string& size, const std::string& where) {
+  if (size == "full" || spec.task_manifest.is_null()) return std::nullopt;
+  const auto& m = spec.task_manifest;
+  auto entry = task::parse_manifest_entry(m.at("entry"), m.at("level").get<int>(), where + ".task_manifest");
+  if (!entry) return bad(entry.error().message);
+  auto values = entry->sizes.find(size);
+  if (values == entry->sizes.end()) {
+    std::string known = "full";
+    for (const auto& [name, unused] : entry->sizes) known += ", " + name;
+    return bad(where + ".size: " + spec.task_name + " has no size '" + size + "' (its sizes: " + known + ")");
+  }
+  if (values->second.empty()) return std::nullopt;
+  auto resized = task::resize_source(spec.task_source, values->second, spec.task_name, size);
+  if (!resized) return bad(where + ".size: " + resized.error().message);
+  spec.task_source = std::move(*resized);
+  entry->flops = 0;
+  entry->min_bytes = 0;
+  entry->sizes.clear();
+  entry->note = "size '" + size + "' of " + spec.task_name;
+  spec.task_manifest = {{"level", entry->level}, {"entry", task::manifest_entry_json(*entry)}};
+  return std::nullopt;
+}
+
 }  // namespace
 
 const std::vector<std::string>& job_option_names() {
   static const std::vector<std::string> names = {
       "n_trials", "atol", "rtol", "time_kernels", "n_warmup", "min_reps", "max_reps", "timing_budget_ms", "flush_l2",
-      "allow_tf32", "torch_op_audit", "max_held_device_mb", "timeout_setup_s", "timeout_load_s",
+      "allow_tf32", "precision", "torch_op_audit", "max_held_device_mb", "timeout_setup_s", "timeout_load_s",
       "timeout_correctness_s", "timeout_timing_s", "timeout_eager_multiple"};
   return names;
 }
@@ -114,7 +149,7 @@ std::variant<JobSpec, RequestError> parse_job_request(const nlohmann::json& j, c
   }
   std::map<std::string, std::optional<std::string>> s;
   for (const char* key : {"task", "task_source", "task_name", "candidate", "candidate_name", "format", "rules",
-                          "device", "client_id"}) {
+                          "device", "client_id", "size"}) {
     auto v = string_field(j, key, where);
     if (auto* e = std::get_if<RequestError>(&v)) return *e;
     s[key] = std::get<std::optional<std::string>>(v);
@@ -192,6 +227,9 @@ std::variant<JobSpec, RequestError> parse_job_request(const nlohmann::json& j, c
     }
   } else {
     return bad(where + ": missing \"task\" (a task-set path, see GET /v1/tasks) or \"task_source\" (the task's text)");
+  }
+  if (s["size"]) {
+    if (auto e = apply_size(spec, *s["size"], where)) return *e;
   }
   if (j.contains("options") && !j["options"].is_null()) {
     if (auto e = check_options(j["options"], where + ".options")) return *e;

@@ -136,13 +136,14 @@ end
 return 1
 )lua"};
 
-// KEYS: workers hash, seen zset. ARGV: consumer, info JSON. Forgets workers silent for a day.
+// KEYS: workers hash, seen zset. ARGV: consumer, info JSON, forget-after ms. Forgets workers
+// silent for longer than that.
 const RedisScript kHeartbeat{KRL_NOW R"lua(
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('ZADD', KEYS[2], now, ARGV[1])
-local day_ago = now - 86400000
-for _, n in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', day_ago)) do redis.call('HDEL', KEYS[1], n) end
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', day_ago)
+local before = now - tonumber(ARGV[3])
+for _, n in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', before)) do redis.call('HDEL', KEYS[1], n) end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', before)
 return now
 )lua"};
 
@@ -332,7 +333,8 @@ common::Fallible JobQueue::touch(RedisConnection& c, const std::string& consumer
 }
 
 common::Fallible JobQueue::heartbeat(RedisConnection& c, const std::string& consumer, const nlohmann::json& info) const {
-  auto r = c.eval(kHeartbeat, {p_ + ":workers", p_ + ":workers:seen"}, {consumer, info.dump()});
+  auto r = c.eval(kHeartbeat, {p_ + ":workers", p_ + ":workers:seen"},
+                  {consumer, info.dump(), std::to_string(kForgetWorkerAfterMs)});
   if (!r) return r.error();
   return common::Ok{};
 }
@@ -416,6 +418,7 @@ common::Expected<nlohmann::json> JobQueue::workers(RedisConnection& c, long long
   for (std::size_t i = 0; i + 1 < seen.size(); i += 2) {
     const std::string name = seen[i].text();
     const double last_ms = to_double(seen[i + 1].text());
+    if (now_ms - last_ms > static_cast<double>(kForgetWorkerAfterMs)) continue;
     nlohmann::json w = info.contains(name) ? nlohmann::json::parse(info[name].get<std::string>(), nullptr, false)
                                            : nlohmann::json::object();
     if (w.is_discarded()) w = nlohmann::json::object();

@@ -122,7 +122,11 @@ class JobQueue {
                                                                                   const std::string& batch) const;
   common::Expected<std::vector<JobView>> batch_jobs(RedisConnection& c, const std::string& batch) const;
   common::Expected<QueueStats> stats(RedisConnection& c, long long alive_window_ms) const;
+  // Every worker heard from within kForgetWorkerAfterMs, with `alive` (heard within alive_window_ms).
   common::Expected<nlohmann::json> workers(RedisConnection& c, long long alive_window_ms) const;
+  // A worker silent this long is dropped from the listing and forgotten at the next heartbeat of
+  // another (one that stops cleanly leaves at once): long enough to see that one died, not a day.
+  static constexpr long long kForgetWorkerAfterMs = 10 * 60 * 1000;
   std::string done_channel() const { return p_ + ":done"; }
 
  private:

@@ -42,6 +42,14 @@ class EngineHostTest : public ::testing::Test {
     return r ? *r : EvalResult{};
   }
 
+  // A kernelbench candidate of `source`, written into the test cache as `folder/name`.
+  static std::filesystem::path kernelbench_file(const std::string& folder, const std::string& name, const std::string& source) {
+    const auto dir = testing::test_cache_dir() / folder;
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / name) << source;
+    return dir / name;
+  }
+
   static inline std::unique_ptr<Engine> engine_;
   const std::string small_task_ = "tests/ladder/task_softmax_small.py";
   const std::string correct_ = "tests/ladder/host/correct.cpp";
@@ -371,10 +379,7 @@ TEST_F(EngineHostTest, KernelbenchLoadInlineOutsideModuleLevelIsExplained) {
 // PyTorch operator at run time, kernelbench accepts it. One build serves both (the rules are checked
 // before the compile cache), and each result says which rules judged it.
 TEST_F(EngineHostTest, RuleSetsJudgeAPartlyPyTorchCandidateBothWays) {
-  auto dir = testing::test_cache_dir() / "kernelbench-rules";
-  std::filesystem::create_directories(dir);
-  const auto path = dir / "copies_then_softmax.py";
-  std::ofstream(path) << R"PY(import torch
+  const auto path = kernelbench_file("kernelbench-rules", "copies_then_softmax.py", R"PY(import torch
 import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
 
@@ -392,7 +397,7 @@ torch::Tensor copy_rows(torch::Tensor x) {
 class ModelNew(nn.Module):
     def forward(self, x):
         return torch.softmax(ext.copy_rows(x.contiguous()), dim=1)
-)PY";
+)PY");
   EvalJob job{source_path(small_task_), path, std::nullopt, std::nullopt};
   auto strict = engine_->evaluate(job);
   ASSERT_TRUE(strict) << strict.error().message;
@@ -411,10 +416,7 @@ class ModelNew(nn.Module):
 // a fast-math kernel might be), passes the strict rules' 1e-2 but not KernelBench's 1e-4, and the
 // message names the tolerance that judged it. One build serves both verdicts.
 TEST_F(EngineHostTest, KernelbenchRulesJudgeAtKernelbenchsTolerance) {
-  auto dir = testing::test_cache_dir() / "kernelbench-tolerance";
-  std::filesystem::create_directories(dir);
-  const auto path = dir / "softmax_off_by_8e-3.py";
-  std::ofstream(path) << R"PY(import torch
+  const auto path = kernelbench_file("kernelbench-tolerance", "softmax_off_by_8e-3.py", R"PY(import torch
 import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
 
@@ -442,7 +444,7 @@ torch::Tensor softmax_rows(torch::Tensor x, double scale) {
 class ModelNew(nn.Module):
     def forward(self, x):
         return ext.softmax_rows(x.contiguous(), 1.008)
-)PY";
+)PY");
   EvalJob job{source_path(small_task_), path, std::nullopt, std::nullopt};
   auto strict = engine_->evaluate(job);
   ASSERT_TRUE(strict) << strict.error().message;
@@ -454,6 +456,45 @@ class ModelNew(nn.Module):
   EXPECT_EQ(kernelbench->status, common::Status::WRONG_OUTPUT) << kernelbench->error.message;
   EXPECT_NE(kernelbench->error.message.find("[atol 0.0001, rtol 0.0001]"), std::string::npos) << kernelbench->error.message;
   EXPECT_TRUE(kernelbench->cache_hit);
+}
+
+// A precision (issue 43) casts both models and the floating-point inputs, as KernelBench's
+// --precision does: a ModelNew whose output follows its input's dtype is correct at bf16, judged
+// at KernelBench's bf16 tolerance under its rules (the reference's output is bf16 too, or the
+// dtypes would differ). A host candidate takes the task's own dtypes: a precision is an error.
+TEST_F(EngineHostTest, APrecisionCastsBothModelsAndTheInputs) {
+  const auto path = kernelbench_file("kernelbench-precision", "copies_then_softmax_any_dtype.py", R"PY(import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+ext = load_inline(name="kernelrl_test_precision_copy", functions=["copy_any"], cpp_sources="""
+torch::Tensor copy_any(torch::Tensor x) { return x.clone(); }
+""")
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return torch.softmax(ext.copy_any(x), dim=1)
+)PY");
+  EvalJob job{source_path(small_task_), path, std::nullopt, std::nullopt, common::RuleSet::KERNELBENCH, std::nullopt};
+  auto as_written = engine_->evaluate(job);
+  ASSERT_TRUE(as_written) << as_written.error().message;
+  EXPECT_EQ(as_written->status, common::Status::OK) << as_written->error.message << "\n" << as_written->error.compile_log;
+  EXPECT_TRUE(as_written->tolerance.contains("float32")) << as_written->tolerance;
+
+  EvalOptions bf16 = engine_->config().options;
+  bf16.precision = "bf16";
+  job.options = bf16;
+  auto cast = engine_->evaluate(job);
+  ASSERT_TRUE(cast) << cast.error().message;
+  EXPECT_EQ(cast->status, common::Status::OK) << cast->error.message;
+  ASSERT_TRUE(cast->tolerance.contains("bfloat16")) << cast->tolerance;
+  EXPECT_EQ(cast->tolerance["bfloat16"]["rtol"], 1e-2);
+
+  auto host = engine_->evaluate({source_path(small_task_), source_path(correct_), std::nullopt, std::nullopt, std::nullopt, bf16});
+  ASSERT_FALSE(host);
+  EXPECT_NE(host.error().message.find("a precision casts kernelbench candidates only"), std::string::npos)
+      << host.error().message;
 }
 
 TEST_F(EngineHostTest, NativeCandidateOnACpuEngineCannotBeEvaluated) {

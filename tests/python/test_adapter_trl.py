@@ -6,6 +6,7 @@ completion, the kernel score of each; the prompt column is `kernelrl rollout`'s 
 
 from __future__ import annotations
 
+import pickle
 import unittest
 
 from kernelrl_testing import CHEAP_OPTIONS, SCRIPTED_RESPONSES, SOURCE_DIR, TASK_ADD, TASK_ADD_REF, LiveServiceTest
@@ -39,6 +40,20 @@ class TrlReward(LiveServiceTest):
         # Standard (text) completions and a task sent by source instead of by task-set path.
         rewards = reward(prompts=["p"] * 2, completions=SCRIPTED_RESPONSES[1:], task_source=[task.source] * 2)
         self.assertEqual(rewards, [0.0, 0.3])
+
+    def test_the_reward_pickles(self) -> None:
+        # Trainers send reward functions to their worker processes by pickling them (TRL's
+        # AsyncGRPOTrainer); the copy scores as the original does, with a `kernelrl env` of its own.
+        reward = KernelReward(format="host", service_url=self.service.url, options=CHEAP_OPTIONS)
+        copy = pickle.loads(pickle.dumps(reward))
+        try:
+            self.assertIsNot(copy.protocol, reward.protocol)
+            rewards = copy(prompts=["p"] * 2, completions=SCRIPTED_RESPONSES[1:], task_source=[TASK_ADD.read_text()] * 2,
+                           task_ref=[TASK_ADD_REF] * 2)
+            self.assertEqual(rewards, [0.0, 0.3])
+        finally:
+            copy.protocol.close()
+            reward.protocol.close()
 
     def test_a_dataset_without_tasks_is_refused(self) -> None:
         reward = KernelReward(format="host", service_url=self.service.url, protocol=self.protocol)

@@ -76,6 +76,27 @@ TEST(Prompt, FeedbackLinesByOutcome) {
   EXPECT_EQ(feedback_line(std::nullopt, outcome(common::Status::RUNTIME_ERROR, "SIGSEGV")), "runtime error: SIGSEGV");
 }
 
+// The same compile error reads the same whichever caller evaluated it: rollout (t0_turn2.cpp in
+// the run folder), env (candidate.cpp) or the service (the client's name in a job folder).
+TEST(Prompt, FeedbackNamesTheCandidateTheSameWayForEveryCaller) {
+  auto compile_error = [](const std::string& candidate, const std::string& dir) {
+    auto r = outcome(common::Status::COMPILE_ERROR, candidate + ": the compiler failed");
+    r.candidate = dir + candidate;
+    r.error.compile_log = dir + candidate + ":3:5: error: 'x' was not declared\n  included from " + dir + candidate + ":1";
+    return feedback_line(std::nullopt, r);
+  };
+  const std::string rollout = compile_error("t0_turn2.cpp", "/runs/r1/trajectories/");
+  EXPECT_EQ(rollout, compile_error("candidate.cpp", "/tmp/kernelrl-env-x/"));
+  EXPECT_EQ(rollout, compile_error("candidate_0.cpp", "/var/kernelrl/jobs/17/"));
+  EXPECT_EQ(rollout,
+            "failed to compile: candidate.cpp: the compiler failed\ncandidate.cpp:3:5: error: 'x' was not declared\n"
+            "  included from candidate.cpp:1");
+  // Only the file itself: not a longer name that ends or begins with it.
+  auto wrong = outcome(common::Status::WRONG_OUTPUT, "my_t0_turn2.cu and t0_turn2.cuh are not t0_turn2.cu");
+  wrong.candidate = "runs/t0_turn2.cu";
+  EXPECT_EQ(feedback_line(std::nullopt, wrong), "incorrect: my_t0_turn2.cu and t0_turn2.cuh are not candidate.cu");
+}
+
 TEST(Prompt, OldestAttemptsAreDroppedToFitTheBudget) {
   std::vector<Attempt> previous;
   for (int i = 0; i < 6; ++i) previous.push_back({std::string(2000, 'a' + i), "s", "incorrect"});

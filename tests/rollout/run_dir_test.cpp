@@ -64,6 +64,17 @@ TEST(RolloutRunDir, RefusesOtherSettingsNamingTheField) {
   EXPECT_NE(r.error().message.find("`turns`"), std::string::npos) << r.error().message;
 }
 
+// A setting added since a run began is absent from its run.json; left off ("") it is the same run,
+// set to anything else it is not.
+TEST(RolloutRunDir, ASettingAddedSinceTheRunBeganIsTheSameWhenLeftOff) {
+  EXPECT_TRUE(check_same_settings({{"options", {{"n_trials", 5}}}}, {{"options", {{"n_trials", 5}, {"precision", ""}}}}));
+  auto cast = check_same_settings({{"options", {{"n_trials", 5}}}}, {{"options", {{"n_trials", 5}, {"precision", "bf16"}}}});
+  ASSERT_FALSE(cast);
+  EXPECT_NE(cast.error().message.find("`options.precision` is \"(absent)\" in the run but \"bf16\""), std::string::npos)
+      << cast.error().message;
+  EXPECT_FALSE(check_same_settings({{"options", {{"n_trials", 5}, {"precision", ""}}}}, {{"options", {{"n_trials", 5}}}}));
+}
+
 TEST(RolloutRunDir, RefusesAFolderOfOtherFiles) {
   auto out = testing::scratch_dir();
   testing::write_text(out / "notes.txt", "mine");

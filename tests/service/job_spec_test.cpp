@@ -80,6 +80,39 @@ TEST(JobSpec, ATaskOfAManifestCarriesItsEntry) {
   EXPECT_GT(s.task_manifest["entry"]["min_bytes"].get<double>(), 0);
 }
 
+// "size": the task at a size of its manifest entry, as `kernelrl eval --size` makes it (the
+// constants replaced, no speed of light); a size the entry lacks is a 400 naming the sizes it has;
+// a task in no manifest keeps its own size.
+TEST(JobSpec, AJobAsksForASizeOfItsTask) {
+  nlohmann::json j = {{"task", "tasks/level1/002_relu.py"}, {"candidate", "x"}, {"format", "host"}, {"size", "small"}};
+  auto r = parse_job_request(j, "job", source_task_sets(), JobLimits{});
+  ASSERT_TRUE(std::holds_alternative<JobSpec>(r)) << std::get<RequestError>(r).message;
+  const JobSpec& s = std::get<JobSpec>(r);
+  EXPECT_EQ(s.task_name, "tasks/level1/002_relu.py");
+  EXPECT_NE(s.task_source.find("\nbatch_size = 1024"), std::string::npos) << s.task_source;
+  EXPECT_NE(s.task_source.find("\ndim = 1024"), std::string::npos) << s.task_source;
+  EXPECT_EQ(s.task_source.find("32768\n"), std::string::npos) << s.task_source;
+  EXPECT_EQ(s.task_manifest["entry"]["min_bytes"], 0);
+  EXPECT_TRUE(s.task_manifest["entry"]["sizes"].empty());
+
+  j["size"] = "full";
+  auto full = parse_job_request(j, "job", source_task_sets(), JobLimits{});
+  ASSERT_TRUE(std::holds_alternative<JobSpec>(full));
+  EXPECT_NE(std::get<JobSpec>(full).task_source.find("\ndim = 32768"), std::string::npos);
+
+  j["size"] = "tiny";
+  expect_error(j, 400, "jobs[2].size: tasks/level1/002_relu.py has no size 'tiny' (its sizes: full, small)");
+  j["size"] = 3;
+  expect_error(j, 400, "jobs[2].size: must be a string");
+
+  nlohmann::json own = host_job();
+  own["size"] = "small";
+  auto kept = parse_job_request(own, "job", source_task_sets(), JobLimits{});
+  ASSERT_TRUE(std::holds_alternative<JobSpec>(kept));
+  EXPECT_EQ(std::get<JobSpec>(kept).task_source, std::get<JobSpec>(parse_job_request(host_job(), "job", source_task_sets(),
+                                                                                     JobLimits{})).task_source);
+}
+
 TEST(JobSpec, TheFormatComesFromTheCandidateNameWhenNotGiven) {
   nlohmann::json j = host_job();
   j.erase("format");
@@ -134,6 +167,13 @@ TEST(JobSpec, OptionsAreCheckedByNameTypeAndRange) {
   expect_error(with_options({{"timeout_timing_s", 1e9}}), 400, "jobs[2].options.timeout_timing_s");
   expect_error(with_options({{"time_kernels", "no"}}), 400, "jobs[2].options.time_kernels: must be true or false");
   expect_error(with_options(nlohmann::json::array()), 400, "jobs[2].options: must be an object");
+  expect_error(with_options({{"precision", "fp8"}}), 400, "jobs[2].options.precision: \"fp8\" is not one of");
+  expect_error(with_options({{"precision", 16}}), 400, "jobs[2].options.precision: 16 is not one of");
+  for (const char* precision : {"bf16", ""}) {  // "": the task's own dtypes (what clients sending every option send)
+    auto r = parse_job_request(with_options({{"precision", precision}}), "job", source_task_sets(), JobLimits{});
+    ASSERT_TRUE(std::holds_alternative<JobSpec>(r)) << std::get<RequestError>(r).message;
+    EXPECT_EQ(std::get<JobSpec>(r).options["precision"], precision);
+  }
 }
 
 TEST(JobSpec, ATaskPathStaysInsideItsTaskSet) {

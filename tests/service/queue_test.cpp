@@ -4,6 +4,8 @@
 // claimed with its delivery count, one whose holder heartbeats is not; batches count each job once.
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "service/queue.hpp"
 #include "service_fixture.hpp"
 
@@ -216,6 +218,31 @@ TEST_F(QueueTest, WorkersAreListedWithTheirHeartbeat) {
   EXPECT_EQ(queue.stats(*c, 10000)->workers_alive, 1);
   ASSERT_TRUE(queue.leave(*c, "host/1/gpu0"));
   EXPECT_EQ(queue.stats(*c, 10000)->workers_alive, 0);
+}
+
+// A worker that died without leaving stays listed, not alive, for JobQueue::kForgetWorkerAfterMs
+// (10 minutes), then is no longer listed, and the next heartbeat of another forgets it.
+TEST_F(QueueTest, ADeadWorkerIsForgottenAfterTenMinutes) {
+  ASSERT_TRUE(queue.heartbeat(*c, "host/2/gpu0", {{"pid", 2}}));
+  ASSERT_TRUE(queue.heartbeat(*c, "host/3/gpu0", {{"pid", 3}}));
+  const long long now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+  ASSERT_TRUE(c->command({"ZADD", "test:workers:seen", std::to_string(now_ms - 5 * 60 * 1000), "host/2/gpu0"}));
+  auto workers = queue.workers(*c, 10000);
+  ASSERT_TRUE(workers);
+  ASSERT_EQ(workers->size(), 2u);
+  for (const auto& w : *workers) EXPECT_EQ(w["alive"].get<bool>(), w["name"] == "host/3/gpu0") << w;
+
+  ASSERT_TRUE(c->command({"ZADD", "test:workers:seen", std::to_string(now_ms - 11 * 60 * 1000), "host/2/gpu0"}));
+  workers = queue.workers(*c, 10000);
+  ASSERT_TRUE(workers);
+  ASSERT_EQ(workers->size(), 1u);
+  EXPECT_EQ((*workers)[0]["name"], "host/3/gpu0");
+  ASSERT_TRUE(queue.heartbeat(*c, "host/3/gpu0", {{"pid", 3}}));
+  auto info = c->command({"HEXISTS", "test:workers", "host/2/gpu0"});
+  ASSERT_TRUE(info);
+  EXPECT_EQ(info->integer, 0);
 }
 
 }  // namespace

@@ -142,11 +142,16 @@ TEST(Sft, RefinementPairsAreTheRolloutsLaterPromptsAfterRealFailedAttempts) {
     r.turn = turn;
     return r;
   };
+  auto failed = [&](const std::string& task, const std::string& id, int trajectory, int turn,
+                    trajectory::TurnOutcome outcome, const std::string& error) {
+    auto r = record(task, id, trajectory, turn);
+    r.outcome = outcome;
+    r.error = error;
+    return r;
+  };
+  const auto parse_error = trajectory::TurnOutcome::PARSE_ERROR;
   std::vector<trajectory::TurnRecord> records;
-  auto unparsable = record(abs_task, "001_abs", 0, 1);
-  unparsable.outcome = trajectory::TurnOutcome::PARSE_ERROR;
-  unparsable.error = "no ```cuda code block found";
-  records.push_back(unparsable);
+  records.push_back(failed(abs_task, "001_abs", 0, 1, parse_error, "no ```cuda code block found"));
   auto wrong = record(abs_task, "001_abs", 0, 2);
   wrong.outcome = trajectory::TurnOutcome::EVALUATED;
   wrong.code = "extern \"C\" int kernelrl_forward() { return 0; }";
@@ -159,18 +164,10 @@ TEST(Sft, RefinementPairsAreTheRolloutsLaterPromptsAfterRealFailedAttempts) {
   right.code = "ok";
   right.result = nlohmann::json{{"status", "OK"}};
   records.push_back(right);
-  auto no_response = record(abs_task, "001_abs", 2, 1);
-  no_response.outcome = trajectory::TurnOutcome::POLICY_ERROR;
-  no_response.error = "http://127.0.0.1:9: connection refused";
-  records.push_back(no_response);
-  auto held_out = record((kSource / "tasks/starter/005_sin.py").string(), "005_sin", 0, 1);
-  held_out.outcome = trajectory::TurnOutcome::PARSE_ERROR;
-  held_out.error = "no code";
-  records.push_back(held_out);
-  auto last_turn = record(abs_task, "001_abs", 3, 4);
-  last_turn.outcome = trajectory::TurnOutcome::PARSE_ERROR;
-  last_turn.error = "no code";
-  records.push_back(last_turn);
+  records.push_back(failed(abs_task, "001_abs", 2, 1, trajectory::TurnOutcome::POLICY_ERROR,
+                           "http://127.0.0.1:9: connection refused"));
+  records.push_back(failed((kSource / "tasks/starter/005_sin.py").string(), "005_sin", 0, 1, parse_error, "no code"));
+  records.push_back(failed(abs_task, "001_abs", 3, 4, parse_error, "no code"));  // the last turn
   {
     std::ofstream out(root / "trajectories.jsonl");
     for (const auto& r : records) out << trajectory::to_json(r).dump() << "\n";

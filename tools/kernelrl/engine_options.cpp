@@ -47,6 +47,11 @@ void add_engine_options(CLI::App* cmd, eval::EngineConfig& config) {
          "kernelbench (KernelBench's acceptance, for re-checking published solutions: PyTorch operators may do "
          "part of the work); every correctness and timing defense applies to both")
       ->default_str("strict");
+  cmd->add_option("--precision", o.precision,
+                  "kernelbench: cast both models and the floating-point inputs to fp32, fp16 or bf16 before "
+                  "evaluating, as KernelBench's --precision does (default: the task's own dtypes; with --rules "
+                  "kernelbench the tolerance is that precision's)")
+      ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
   cmd->add_flag("--allow-torch-ops{false}", o.torch_op_audit,
                 "kernelbench: let ModelNew compute with PyTorch operators (by default a trial that runs any beyond "
                 "allocating, viewing, copying and filling is REJECTED)");

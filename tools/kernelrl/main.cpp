@@ -52,10 +52,11 @@ int main(int argc, char** argv) {
       if (flag == "--cuda-connections") settings.cuda_max_connections = static_cast<unsigned>(std::atoi(argv[i + 1]));
       if (flag == "--warm-children") settings.warm_children = static_cast<unsigned>(std::atoi(argv[i + 1]));
       if (flag == "--gpu") settings.gpu = argv[i + 1];
+      if (flag == "--scratch-in") settings.scratch_in = argv[i + 1];
     }
     if (in_fd < 0 || out_fd < 0) {
       std::cerr << "kernelrl worker: without --redis, an internal command of the engine; needs --in FD --out FD "
-                   "[--device-lock DIR] [--cuda-connections N] [--warm-children N] [--gpu ID]. The evaluation service's worker is "
+                   "[--device-lock DIR] [--scratch-in DIR] [--cuda-connections N] [--warm-children N] [--gpu ID]. The evaluation service's worker is "
                    "`kernelrl worker --redis URL [--gpus all|0,1,...]`\n";
       return 64;
     }
