@@ -11,6 +11,7 @@
 #include "common/fs.hpp"
 #include "common/hash.hpp"
 #include "common/provenance.hpp"
+#include "compile/kernelbench_warnings.hpp"
 #include "eval/phases.hpp"
 #include "eval/protocol.hpp"
 #include "eval/speed_of_light.hpp"
@@ -344,6 +345,12 @@ common::Expected<EvalResult> Engine::finish(const EvalJob& job, Prepared& p) {
   r.candidate = job.candidate.string();
   r.format = std::string(common::to_string(p.format));
   r.rules = std::string(common::to_string(p.rules));
+  if (p.format == common::Format::KERNELBENCH && p.rules == common::RuleSet::KERNELBENCH) {
+    if (auto source = common::read_file(job.candidate, kMaxCandidateBytes)) {
+      const std::string precision = options_for(job).precision;
+      r.warnings = compile::kernelbench_warnings(*source, precision.empty() || precision == "fp32");
+    }
+  }
   r.cache_hit = cache_hit;
   r.phases_ms["compile"] = t_compile_ms;
   r.phases_ms["total"] = std::chrono::duration<double, std::milli>(clock_type::now() - p.t_start).count();

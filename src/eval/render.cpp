@@ -41,6 +41,7 @@ std::string render_result(const EvalResult& r) {
   if (!r.error.message.empty()) s << "error      " << r.error.message << "\n";
   if (!r.error.compile_log.empty()) s << "compiler output:\n" << r.error.compile_log << "\n";
   if (!r.error.stderr_tail.empty()) s << "candidate output (tail):\n" << r.error.stderr_tail << "\n";
+  for (const auto& w : r.warnings) s << "warning    " << w << " (KernelBench's static checker)\n";
   s << "phases_ms ";
   for (const auto& [k, v] : r.phases_ms) {
     if (k.find('.') == std::string::npos) s << " " << k << "=" << format_fixed(v, 1);  // steps inside phases: --json

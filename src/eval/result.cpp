@@ -27,6 +27,7 @@ void to_json(nlohmann::json& j, const EvalResult& r) {
                      {"isolation", r.isolation},
                      {"commit", r.commit},
                      {"timestamp", r.timestamp}};
+  if (!r.warnings.empty()) j["warnings"] = r.warnings;
 }
 
 void from_json(const nlohmann::json& j, EvalResult& r) {
@@ -46,6 +47,7 @@ void from_json(const nlohmann::json& j, EvalResult& r) {
   r.candidate = j.value("candidate", "");
   r.format = j.value("format", "");
   r.rules = j.value("rules", "");
+  r.warnings = j.value("warnings", std::vector<std::string>{});
   r.cache_hit = j.value("cache_hit", false);
   r.device = j.value("device", "");
   r.device_info = j.value("device_info", nlohmann::json::object());

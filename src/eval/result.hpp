@@ -55,6 +55,9 @@ struct EvalResult {
   std::string candidate;
   std::string format;
   std::string rules;                        // the rule set that judged it: "strict" or "kernelbench"
+  std::vector<std::string> warnings;        // kernelbench rules: what KernelBench's static checker would
+                                            // flag without refusing (compile/kernelbench_warnings.hpp);
+                                            // in the JSON only when there are some
   bool cache_hit = false;
   std::string device;                       // "cuda" or "cpu"
   nlohmann::json device_info;               // name, compute capability, driver, ...

@@ -410,6 +410,11 @@ class ModelNew(nn.Module):
   EXPECT_EQ(kernelbench->status, common::Status::OK) << kernelbench->error.message;
   EXPECT_EQ(kernelbench->rules, "kernelbench");
   EXPECT_TRUE(kernelbench->cache_hit) << "the rules are checked before the cache: one build serves both";
+  // What KernelBench's static checker would flag without refusing, under its rules only (issue 43).
+  EXPECT_EQ(kernelbench->warnings, std::vector<std::string>{"torch_computation_ops: torch.softmax"});
+  EXPECT_TRUE(strict->warnings.empty());
+  EXPECT_EQ(nlohmann::json(*kernelbench)["warnings"][0], "torch_computation_ops: torch.softmax");
+  EXPECT_FALSE(nlohmann::json(*strict).contains("warnings"));
 }
 
 // The tolerance follows the rule set (issue 43): a softmax of its own, off by a relative 8e-3 (as
