@@ -66,6 +66,7 @@ OutputCheck check_outputs(const std::vector<py::object>& actual, const std::vect
   if (actual.size() != expected.size()) {
     return fail(-1, "returned " + std::to_string(actual.size()) + " outputs, expected " + std::to_string(expected.size()));
   }
+  const bool kernelbench = rules == common::RuleSet::KERNELBENCH;
   OutputCheck result;
   result.tolerance = nlohmann::json::object();
   for (std::size_t i = 0; i < actual.size(); ++i) {
@@ -81,7 +82,6 @@ OutputCheck check_outputs(const std::vector<py::object>& actual, const std::vect
     if (dt != dtype_name(expected[i])) return fail(idx, label + " has dtype " + dt + ", expected " + dtype_name(expected[i]));
     auto dtype = parse_dtype(dt);
     if (!dtype) return fail(idx, label + " has unsupported dtype " + dt);
-    const bool kernelbench = rules == common::RuleSet::KERNELBENCH;
     Tolerance tol = kernelbench ? kernelbench_tolerance(*dtype) : default_tolerance(*dtype);
     if (is_floating(*dtype)) {
       if (options.atol >= 0) tol.atol = options.atol;

@@ -1,7 +1,7 @@
 // Compares a candidate's outputs with the reference's: count, shape, dtype, then every element
-// with the per-dtype tolerance of the rule set (overridable in EvalOptions). Outputs on the GPU are first screened
-// there (device_screen.hpp); any mismatch, and every CPU output, goes through the C++ checker on
-// host memory, whose verdict and description are the ones reported.
+// with the per-dtype tolerance of the rule set (overridable in EvalOptions). Outputs on the GPU are
+// first screened there (device_screen.hpp); any mismatch, and every CPU output, goes through the C++
+// checker on host memory, whose verdict and description are the ones reported.
 #pragma once
 
 #include <pybind11/pybind11.h>

@@ -57,7 +57,9 @@ py::object ChildSetup::call_reference(const std::vector<py::object>& inputs) con
 
 std::vector<py::object> ChildSetup::fresh_inputs(std::uint64_t seed) const {
   torch.attr("manual_seed")(seed);
-  if (!cuda || !py::hasattr(torch, "set_default_device")) return cast_floating(to_device(task.get_inputs(), device), precision);
+  if (!cuda || !py::hasattr(torch, "set_default_device")) {
+    return cast_floating(to_device(task.get_inputs(), device), precision);
+  }
   py::object scope = device;  // torch.device is a context manager since torch 2.0
   scope.attr("__enter__")();
   py::object values;

@@ -99,8 +99,9 @@ struct ChildSetup {
 
   // The reference's forward under torch.no_grad(). Python errors propagate.
   pybind11::object call_reference(const std::vector<pybind11::object>& inputs) const;
-  // get_inputs() under `seed`, on the device, floating tensors at `precision`. On a GPU with torch >= 2.0 it runs with the device
-  // as the default, so torch.randn & co. draw there (10^8 numbers drawn on the CPU take seconds).
+  // get_inputs() under `seed`, on the device, floating tensors at `precision`. On a GPU with
+  // torch >= 2.0 it runs with the device as the default, so torch.randn & co. draw there (10^8
+  // numbers drawn on the CPU take seconds).
   std::vector<pybind11::object> fresh_inputs(std::uint64_t seed) const;
   // An uninitialised tensor of `spec`'s shape and dtype on the device.
   pybind11::object empty_like(const task::TensorSpec& spec) const;

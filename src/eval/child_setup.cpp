@@ -1,6 +1,7 @@
 // The setup phase of an evaluating child (child_phases.hpp): only the task's code runs here, so
 // every failure is the task's or the machine's (TaskError).
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include <algorithm>
 
@@ -91,9 +92,7 @@ ChildSetup set_up(const task::TaskModule& task, const ChildRequest& req, py::mod
     s.torch.attr("manual_seed")(s.init_seed);
     s.init_inputs = task.get_init_inputs();
     if (!s.precision.is_none()) {
-      py::list cast;
-      for (auto v : s.init_inputs) cast.append(cast_floating({py::reinterpret_borrow<py::object>(v)}, s.precision).front());
-      s.init_inputs = cast;
+      s.init_inputs = py::cast(cast_floating(s.init_inputs.cast<std::vector<py::object>>(), s.precision));
     }
     s.model = task.model_class(*s.init_inputs).attr("to")(s.device).attr("eval")();
     if (!s.precision.is_none()) s.model = s.model.attr("to")(s.precision);

@@ -175,7 +175,7 @@ common::Expected<Engine::Prepared> Engine::prepare(const EvalJob& job) {
                               " candidate cannot run on " + *job.device);
   }
   if (const std::string& precision = options_for(job).precision; !precision.empty()) {
-    if (precision != "fp32" && precision != "fp16" && precision != "bf16") {
+    if (!precision_torch_dtype(precision)) {
       return common::make_error("precision '" + precision + "' is not one of fp32, fp16, bf16");
     }
     if (p.format != common::Format::KERNELBENCH) {

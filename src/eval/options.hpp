@@ -2,12 +2,22 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 namespace kernelrl::eval {
+
+// The torch dtype (its attribute name) of a precision EvalOptions::precision may name, as
+// KernelBench's --precision spells them: fp32, fp16, bf16; nullopt for any other name.
+inline std::optional<std::string> precision_torch_dtype(const std::string& precision) {
+  if (precision == "fp32") return "float32";
+  if (precision == "fp16") return "float16";
+  if (precision == "bf16") return "bfloat16";
+  return std::nullopt;
+}
 
 // Where a format's candidates run: in the evaluating child, in a process of their own when the
 // evaluation is on a GPU, or in a process of their own on any device. In JSON: "never", "gpu",
@@ -36,7 +46,8 @@ inline void from_json(const nlohmann::json& j, CandidateProcess& p) {
 struct EvalOptions {
   std::string device = "auto";     // "auto" (cuda when a GPU is usable, else cpu), "cuda" or "cpu"
   int n_trials = 5;                // correctness trials, each on fresh inputs from an unpredictable seed
-  double atol = -1;                // absolute tolerance for float outputs; < 0 = the rules' per-dtype default (checker.hpp)
+  double atol = -1;                // absolute tolerance for float outputs; < 0 = the rules' per-dtype
+                                   // default (checker.hpp)
   double rtol = -1;                // relative tolerance for float outputs; < 0 = per-dtype default
   bool time_kernels = true;        // false: correctness only (runtime and speedup stay 0)
   int n_warmup = 5;                // untimed calls before timing
@@ -45,9 +56,9 @@ struct EvalOptions {
   double timing_budget_ms = 1000;  // stop adding timed calls once this much time was measured (after min_reps)
   bool flush_l2 = true;            // flush L2 (or the CPU's last-level cache) before every timed call
   bool allow_tf32 = false;         // TF32 for the reference's matmuls and convolutions
-  std::string precision;           // kernelbench: "fp32", "fp16" or "bf16" casts both models and the
-                                   // floating-point inputs, as KernelBench's --precision; "" runs the
-                                   // task at its own dtypes
+  std::string precision;           // kernelbench: "fp32", "fp16" or "bf16" (precision_torch_dtype)
+                                   // casts both models and the floating-point inputs, as KernelBench's
+                                   // --precision; "" runs the task at its own dtypes
   bool torch_op_audit = true;      // kernelbench: a trial whose ModelNew call runs PyTorch operators
                                    // beyond allocating, viewing, copying and filling is REJECTED
                                    // (eval/op_audit.hpp)

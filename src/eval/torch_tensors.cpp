@@ -1,8 +1,9 @@
 #include "eval/torch_tensors.hpp"
 
 #include <cstdint>
-#include <map>
 #include <stdexcept>
+
+#include "eval/options.hpp"
 
 #if KERNELRL_EVAL_CUDA_KERNELS
 #include "eval/device_check_kernels.hpp"
@@ -85,10 +86,9 @@ std::vector<py::object> to_device(const py::object& values, const py::object& de
 
 py::object precision_dtype(const std::string& precision) {
   if (precision.empty()) return py::none();
-  static const std::map<std::string, const char*> names = {{"fp32", "float32"}, {"fp16", "float16"}, {"bf16", "bfloat16"}};
-  auto it = names.find(precision);
-  if (it == names.end()) throw std::invalid_argument("precision '" + precision + "' is not one of fp32, fp16, bf16");
-  return py::module_::import("torch").attr(it->second);
+  auto dtype = precision_torch_dtype(precision);
+  if (!dtype) throw std::invalid_argument("precision '" + precision + "' is not one of fp32, fp16, bf16");
+  return py::module_::import("torch").attr(dtype->c_str());
 }
 
 std::vector<py::object> cast_floating(std::vector<py::object> values, const py::object& dtype) {

@@ -7,6 +7,7 @@
 #include <map>
 #include <tuple>
 
+#include "eval/options.hpp"
 #include "task/manifest.hpp"
 #include "task/sizes.hpp"
 
@@ -78,7 +79,7 @@ std::optional<RequestError> check_options(const nlohmann::json& o, const std::st
       return bad(where + "." + key + ": not an option a job may set" + why + "; options: " + joined(names));
     }
     if (key == "precision") {
-      if (!value.is_string() || (value != "" && value != "fp32" && value != "fp16" && value != "bf16")) {
+      if (!value.is_string() || (value != "" && !eval::precision_torch_dtype(value.get<std::string>()))) {
         return bad(where + ".precision: " + value.dump() +
                    " is not one of \"fp32\", \"fp16\", \"bf16\" (or \"\": the task's own dtypes)");
       }
@@ -102,30 +103,18 @@ std::optional<RequestError> check_options(const nlohmann::json& o, const std::st
   return std::nullopt;
 }
 
-// The job's task at `size` (task/sizes.hpp), as `kernelrl eval --size` makes it: the text with the
-// manifest's constants for that size and an entry without FLOPs or bytes (speed of light is defined
-// for the full size only). "full", a size that changes nothing, and a task in no manifest (it has
-// only its own size, as in eval) leave the job as it is.
+// The job's task at `size`, as `kernelrl eval --size` makes it (task::source_at_size). A task in
+// no manifest has only its own size, as in eval, and stays as it is.
 std::optional<RequestError> apply_size(JobSpec& spec, const std::string& size, const std::string& where) {
-  if (size == "full" || spec.task_manifest.is_null()) return std::nullopt;
+  if (spec.task_manifest.is_null()) return std::nullopt;
   const auto& m = spec.task_manifest;
   auto entry = task::parse_manifest_entry(m.at("entry"), m.at("level").get<int>(), where + ".task_manifest");
   if (!entry) return bad(entry.error().message);
-  auto values = entry->sizes.find(size);
-  if (values == entry->sizes.end()) {
-    std::string known = "full";
-    for (const auto& [name, unused] : entry->sizes) known += ", " + name;
-    return bad(where + ".size: " + spec.task_name + " has no size '" + size + "' (its sizes: " + known + ")");
-  }
-  if (values->second.empty()) return std::nullopt;
-  auto resized = task::resize_source(spec.task_source, values->second, spec.task_name, size);
-  if (!resized) return bad(where + ".size: " + resized.error().message);
-  spec.task_source = std::move(*resized);
-  entry->flops = 0;
-  entry->min_bytes = 0;
-  entry->sizes.clear();
-  entry->note = "size '" + size + "' of " + spec.task_name;
-  spec.task_manifest = {{"level", entry->level}, {"entry", task::manifest_entry_json(*entry)}};
+  auto sized = task::source_at_size(spec.task_source, *entry, size, spec.task_name, spec.task_name);
+  if (!sized) return bad(where + ".size: " + sized.error().message);
+  if (!*sized) return std::nullopt;
+  spec.task_source = std::move((*sized)->source);
+  spec.task_manifest = {{"level", entry->level}, {"entry", task::manifest_entry_json((*sized)->entry)}};
   return std::nullopt;
 }
 

@@ -79,43 +79,52 @@ common::Expected<std::string> resize_source(const std::string& source, const std
   return out;
 }
 
+common::Expected<std::optional<SizedSource>> source_at_size(const std::string& source, const ManifestEntry& entry,
+                                                            const std::string& size, const std::string& display_path,
+                                                            const std::string& who) {
+  if (size == "full") return std::optional<SizedSource>{};
+  auto it = entry.sizes.find(size);
+  if (it == entry.sizes.end()) {
+    std::string known = "full";
+    for (const auto& [name, values] : entry.sizes) known += ", " + name;
+    return make_error(who + " has no size '" + size + "' (its sizes: " + known + ")");
+  }
+  if (it->second.empty()) return std::optional<SizedSource>{};
+  auto resized = resize_source(source, it->second, display_path, size);
+  if (!resized) return resized.error();
+  SizedSource sized{std::move(*resized), entry};
+  sized.entry.flops = 0;
+  sized.entry.min_bytes = 0;
+  sized.entry.sizes.clear();
+  sized.entry.note = "size '" + size + "' of " + display_path;
+  return std::optional<SizedSource>{std::move(sized)};
+}
+
 common::Expected<SizedTask> task_at_size(const fs::path& task_file, const std::string& size, const fs::path& cache_dir) {
   if (size == "full") return SizedTask{task_file, false, true};
   auto entry = manifest_entry_for(task_file);
   if (!entry) return entry.error();
   if (!*entry) return SizedTask{task_file, false, false};
   const ManifestEntry& e = **entry;
-  auto it = e.sizes.find(size);
-  if (it == e.sizes.end()) {
-    std::string known = "full";
-    for (const auto& [name, values] : e.sizes) known += ", " + name;
-    return make_error((task_file.parent_path() / "manifest.json").string() + ": " + e.file + " has no size '" + size +
-                      "' (its sizes: " + known + ")");
-  }
-  if (it->second.empty()) return SizedTask{task_file, false, true};
   auto source = common::read_file(task_file, 16u << 20);
   if (!source) return source.error();
-  auto resized = resize_source(*source, it->second, task_file.string(), size);
-  if (!resized) return resized.error();
+  auto sized = source_at_size(*source, e, size, task_file.string(),
+                              (task_file.parent_path() / "manifest.json").string() + ": " + e.file);
+  if (!sized) return sized.error();
+  if (!*sized) return SizedTask{task_file, false, true};
+  const std::string& resized = (*sized)->source;
 
-  const fs::path dir = cache_dir / "tasks" / size / common::hash_hex(*resized).substr(0, 16);
+  const fs::path dir = cache_dir / "tasks" / size / common::hash_hex(resized).substr(0, 16);
   const fs::path file = dir / task_file.filename();
   auto existing = common::read_file(file, 16u << 20);
-  if (existing && *existing == *resized) return SizedTask{file, true, true};
+  if (existing && *existing == resized) return SizedTask{file, true, true};
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return make_error(dir.string() + ": cannot create the folder for sized tasks: " + ec.message());
-  // Its own manifest: level, split and families as listed; no FLOPs or bytes, so no speed of light.
-  nlohmann::json manifest = {{"level", e.level},
-                             {"tasks", {{{"file", e.file},
-                                         {"split", e.split},
-                                         {"families", e.families},
-                                         {"flops", 0},
-                                         {"min_bytes", 0},
-                                         {"dtype", e.dtype},
-                                         {"note", "size '" + size + "' of " + task_file.string()}}}}};
+  // Its own manifest, listing the sized entry (level, split and families as listed).
+  const nlohmann::json manifest = {{"level", e.level}, {"tasks", {manifest_entry_json((*sized)->entry)}}};
   if (auto w = common::write_file_atomic(dir / "manifest.json", manifest.dump(2) + "\n"); !w) return w.error();
-  if (auto w = common::write_file_atomic(file, *resized); !w) return w.error();
+  if (auto w = common::write_file_atomic(file, resized); !w) return w.error();
   return SizedTask{file, true, true};
 }
 

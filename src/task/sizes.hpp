@@ -11,6 +11,7 @@
 #include <string>
 
 #include "common/expected.hpp"
+#include "task/manifest.hpp"
 
 namespace kernelrl::task {
 
@@ -21,6 +22,21 @@ namespace kernelrl::task {
 common::Expected<std::string> resize_source(const std::string& source, const std::map<std::string, std::int64_t>& values,
                                             const std::string& display_path, const std::string& size);
 
+// A task's text and manifest entry at a smaller size of that entry.
+struct SizedSource {
+  std::string source;   // the text with the size's constants (resize_source)
+  ManifestEntry entry;  // the entry of that text: no FLOPs or bytes (speed of light is defined for the
+                        // full size only), no sizes, a note naming the size and the task
+};
+
+// `source`, listed as `entry`, at `size`; nullopt when that is the text as it is ("full", or a size
+// that changes nothing). Errors: "WHO has no size 'S' (its sizes: full, ...)" (`who` names the task
+// where it is listed), or resize_source's, naming `display_path`. Shared by task_at_size and the
+// service's jobs, which carry a task as text.
+common::Expected<std::optional<SizedSource>> source_at_size(const std::string& source, const ManifestEntry& entry,
+                                                            const std::string& size, const std::string& display_path,
+                                                            const std::string& who);
+
 struct SizedTask {
   std::filesystem::path path;  // the task file to evaluate
   bool resized = false;        // false: the file as given (size "full", or no smaller size needed)
@@ -29,9 +45,9 @@ struct SizedTask {
 
 // `task_file` at `size`. "full", or a size whose entry changes nothing, is the file itself; a task
 // without a manifest entry is itself too (in_manifest false); otherwise the resized copy, in
-// cache_dir/tasks/SIZE/HASH/ with the task's name and a manifest.json listing it (no FLOPs or
-// bytes: speed of light is defined for the full size only). Errors name the manifest and the
-// size a listed task lacks, or the constant resize_source could not set.
+// cache_dir/tasks/SIZE/HASH/ with the task's name and a manifest.json listing its sized entry
+// (source_at_size). Errors name the manifest and the size a listed task lacks, or the constant
+// resize_source could not set.
 common::Expected<SizedTask> task_at_size(const std::filesystem::path& task_file, const std::string& size,
                                          const std::filesystem::path& cache_dir);
 
