@@ -4,7 +4,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+# A build made for the tests alone (a fresh clone: CI) carries no debug info: a sixth less compile
+# time; a build folder that exists keeps its own setting (CMake's cache).
+[ -f build/CMakeCache.txt ] || export KERNELRL_CMAKE_ARGS="-DKERNELRL_DEBUG_INFO=none ${KERNELRL_CMAKE_ARGS:-}"
 scripts/build.sh
+# The engine tests share one compile cache (tests/eval/engine_test_util.hpp): a candidate several
+# tests evaluate (the adversarial corpus's kernelbench entries, the CPU softmax) is built once.
+export KERNELRL_TEST_COMPILE_CACHE="${KERNELRL_TEST_COMPILE_CACHE:-$PWD/build/test-compile-cache}"
 # A fresh build has no record of how long each test takes, and ctest -j then starts the longest
 # ones last (the run ends with one of them alone); tests/ctest_costs.txt seeds that record.
 costs=build/Testing/Temporary/CTestCostData.txt

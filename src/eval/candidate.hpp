@@ -2,6 +2,8 @@
 // kernelrl_forward entry point, or a kernelbench ModelNew instance.
 #pragma once
 
+#include <sys/types.h>
+
 #include <pybind11/pybind11.h>
 
 #include <memory>
@@ -63,6 +65,9 @@ class Candidate {
   // evaluator's context around it would time the GPU's switch between contexts, so its calls are
   // timed on the host clock (eval/timing.hpp).
   virtual bool in_another_cuda_context() const { return false; }
+  // The candidate's own process, when it runs in one: its threads' waits for a CPU belong to its
+  // timed calls (CallTimer::measure_cpu_wait).
+  virtual std::optional<pid_t> process_id() const { return std::nullopt; }
   virtual common::Fallible idle_call() { return common::Ok{}; }
   // Why the candidate broke a rule of the evaluation outside its calls (a thread of its own still
   // running when no call is, ...), or nullopt: asked before every call and before every call is judged.

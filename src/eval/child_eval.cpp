@@ -165,6 +165,8 @@ EvalResult evaluate(const ChildSetup& s, Reporter& rep, Observations obs) {
     r.runtime_us = r.runtime.median_us;
     r.ref_runtime_us = r.ref_runtime.median_us;
     if (r.runtime_us > 0) r.speedup = r.ref_runtime_us / r.runtime_us;
+    r.cpu_wait_fraction = timings->cpu_wait_fraction;
+    r.timing_unstable = r.cpu_wait_fraction > kUnstableCpuWaitFraction;
   }
   return r;
 }

@@ -55,6 +55,9 @@ std::optional<Verdict> judge_call(const ChildSetup& s, const LoadedCandidate& lo
 struct Timings {
   TimingSummary runtime;
   TimingSummary ref_runtime;
+  // CPU timings: the larger share, of the candidate's or the reference's timed calls, that their
+  // threads spent waiting for a CPU (-1: not measured, on a GPU).
+  double cpu_wait_fraction = -1;
 };
 std::variant<Timings, Verdict> time_candidate(const ChildSetup& s, LoadedCandidate& loaded,
                                               std::vector<InputSet>& sets, Observations& obs);

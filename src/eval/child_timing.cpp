@@ -2,6 +2,7 @@
 // the protocol says (eval/timing.hpp), defended against a candidate that answers differently when
 // it believes it is not being checked.
 #include <pybind11/pybind11.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <functional>
@@ -9,6 +10,7 @@
 #include "eval/child_phases.hpp"
 #include "eval/timing.hpp"
 #include "eval/torch_tensors.hpp"
+#include "sandbox/thread_census.hpp"
 
 namespace py = pybind11;
 
@@ -29,11 +31,14 @@ std::vector<bool> draw_audits(int n_reps) {
   return audited;
 }
 
-// One timed (or closing) call; a kernelbench call's returned outputs become the set's last ones.
+// One timed (or closing) call; what it wrote (the preallocated outputs) or returned (a kernelbench
+// call's) becomes the set's last outputs, which an audit judges. The preallocated ones are named
+// again after every call: an audited call apart replaces them by a snapshot (time_candidate), and
+// an audit after it must not judge that earlier call's copy (found on the H100 by the closing audits).
 common::Fallible call_for_timing(const ChildSetup& s, Candidate& cand, InputSet& set) {
   CallOutcome o = cand.call(set.args, s.stream);
   if (o.failure) return common::make_error(o.failure->message);
-  if (!cand.uses_preallocated_outputs()) set.last_outputs = std::move(o.outputs);
+  set.last_outputs = cand.uses_preallocated_outputs() ? set.args.outputs : std::move(o.outputs);
   return common::Ok{};
 }
 
@@ -127,6 +132,17 @@ std::variant<Timings, Verdict> time_candidate(const ChildSetup& s, LoadedCandida
   const std::optional<TimingSummary> cached_ref = s.req.cached_ref;
   auto timer = CallTimer::create(s.cuda, s.stream, s.l2_bytes, host_clock);
   if (!timer) throw TaskError{"cannot set up the timer: " + timer.error().message};
+  if (!s.cuda) {
+    // The threads doing a CPU call's work: the candidate's own process's and this thread (which
+    // asks and is woken by the answer), or every thread of this process when the candidate runs here.
+    (*timer)->measure_cpu_wait([self = ::getpid(), me = ::gettid(), other = cand.process_id()]() {
+      if (!other) return sandbox::cpu_wait_ns(self);
+      auto waited = sandbox::thread_cpu_wait_ns(self, me);
+      auto waited_other = sandbox::cpu_wait_ns(*other);
+      if (!waited || !waited_other) return waited ? waited_other : waited;
+      return common::Expected<std::int64_t>(*waited + *waited_other);
+    });
+  }
   std::unique_ptr<CallTimer> ref_timer;
   if (host_clock) {
     auto events = CallTimer::create(s.cuda, s.stream, s.l2_bytes);
@@ -245,6 +261,9 @@ std::variant<Timings, Verdict> time_candidate(const ChildSetup& s, LoadedCandida
   Timings timings;
   timings.runtime = summarize_ms(*times);
   timings.ref_runtime = cached_ref ? *cached_ref : summarize_ms(*ref_times);
+  if ((*timer)->measures_cpu_wait()) {
+    timings.cpu_wait_fraction = std::max((*timer)->cpu_wait().fraction(), cached_ref ? 0.0 : (*timer)->cpu_wait_b().fraction());
+  }
   return timings;
 }
 

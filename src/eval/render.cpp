@@ -33,6 +33,10 @@ std::string render_result(const EvalResult& r) {
   if (r.runtime.n > 0) s << "runtime    " << spread(r.runtime) << "\n";
   if (r.ref_runtime.n > 0) s << "reference  " << spread(r.ref_runtime) << "\n";
   if (r.correct && r.speedup > 0) s << "speedup    " << format_fixed(r.speedup, 3) << "x\n";
+  if (r.timing_unstable) {
+    s << "warning    timing unstable: the timed calls waited " << format_fixed(100 * r.cpu_wait_fraction, 1)
+      << "% of their time for a CPU held by other work; the runtimes and speedup measure the machine's load\n";
+  }
   if (r.sol_us > 0) {
     s << "sol        " << format_fixed(r.sol_us, 1) << " us (speed of light on this GPU)";
     if (r.sol_fraction > 0) s << ", candidate at " << format_fixed(100 * r.sol_fraction, 1) << "% of it";

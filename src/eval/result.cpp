@@ -28,6 +28,10 @@ void to_json(nlohmann::json& j, const EvalResult& r) {
                      {"commit", r.commit},
                      {"timestamp", r.timestamp}};
   if (!r.warnings.empty()) j["warnings"] = r.warnings;
+  if (r.cpu_wait_fraction >= 0) {
+    j["cpu_wait_fraction"] = r.cpu_wait_fraction;
+    j["timing_unstable"] = r.timing_unstable;
+  }
 }
 
 void from_json(const nlohmann::json& j, EvalResult& r) {
@@ -41,6 +45,8 @@ void from_json(const nlohmann::json& j, EvalResult& r) {
   r.sol_fraction = j.value("sol_fraction", 0.0);
   r.runtime = j.value("runtime", TimingSummary{});
   r.ref_runtime = j.value("ref_runtime", TimingSummary{});
+  r.cpu_wait_fraction = j.value("cpu_wait_fraction", -1.0);
+  r.timing_unstable = j.value("timing_unstable", false);
   r.error = j.value("error", ErrorDetails{});
   r.phases_ms = j.value("phases_ms", std::map<std::string, double>{});
   r.task = j.value("task", "");

@@ -38,6 +38,8 @@ struct ErrorDetails {
   int trial = -1;                          // correctness trial where it happened
 };
 
+inline constexpr double kUnstableCpuWaitFraction = 0.1;
+
 struct EvalResult {
   common::Status status = common::Status::RUNTIME_ERROR;
   bool correct = false;
@@ -48,6 +50,13 @@ struct EvalResult {
   double sol_fraction = 0;    // sol_us / runtime_us when correct and timed
   TimingSummary runtime;
   TimingSummary ref_runtime;
+  // CPU timings: the share of the timed calls' time (the candidate's or the reference's, whichever
+  // is larger) that the threads doing them spent waiting for a CPU the machine's other work held;
+  // -1 when not measured (GPU timings, untimed evaluations). Over kUnstableCpuWaitFraction the
+  // timing is marked unstable: its runtimes and speedup describe the machine's load more than the
+  // code (a spin-wait that loses its core turns into scheduler quanta).
+  double cpu_wait_fraction = -1;
+  bool timing_unstable = false;
   ErrorDetails error;
   std::map<std::string, double> phases_ms;  // compile, setup, load, correctness, timing, ref_timing, total;
                                             // steps inside a phase as "phase.step"

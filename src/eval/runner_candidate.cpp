@@ -45,6 +45,9 @@ constexpr std::chrono::milliseconds kAsleepWithin{250};
 
 // How long the child spins for an answer before it sleeps: a call's answer costs no wake-up of the
 // child's (the runner, asleep between requests, pays one: both in every call and in the idle calls).
+// Only while a CPU is free for the runner (checked as a timed call is armed): on a machine whose
+// CPUs are all busy a spinning child takes the runner's CPU, and the call's time turns into
+// scheduler quanta; there the child sleeps at once (the wait is measured: EvalResult::timing_unstable).
 constexpr std::chrono::microseconds kReplySpin = 5ms;
 
 std::size_t round_up(std::size_t n) { return (n + kAlignBytes - 1) / kAlignBytes * kAlignBytes; }
@@ -156,7 +159,7 @@ void RunnerCandidate::request(Op op) {
     if (r < 0 && errno == ECHILD) _exit(1);  // cannot happen: the runner is our child
     return true;
   };
-  h_->reply.wait_for(seq_, kReplySpin, 20ms, runner_alive);
+  h_->reply.wait_for(seq_, spin_for_reply_ ? kReplySpin : 0us, 20ms, runner_alive);
   at_reply_ = read_cpu();
 }
 
@@ -228,6 +231,7 @@ common::Fallible RunnerCandidate::stage_tensors(std::vector<py::object>& inputs,
 
 common::Fallible RunnerCandidate::arm() {
   close_outside_window();  // before the clock starts: the call's request finds it closed
+  spin_for_reply_ = sandbox::idle_cpu_available();
   return common::Ok{};
 }
 

@@ -74,6 +74,7 @@ class RunnerCandidate : public Candidate {
 
   common::Fallible stage(CallArgs& args) override;
   common::Fallible arm() override;
+  std::optional<pid_t> process_id() const override { return pid_; }
   common::Fallible idle_call() override;
   CallOutcome call(CallArgs&, void*) override;
   common::Fallible collect(CallArgs&) override;
@@ -121,6 +122,7 @@ class RunnerCandidate : public Candidate {
   bool have_cpu_clock_ = false;
   CpuReading at_reply_;                // when its last answer came; -1s: no window open
   bool still_running_ = false;         // its loop was not asleep kAsleepWithin after an answer
+  bool spin_for_reply_ = true;         // a free CPU when the last call was armed: wait for its answer spinning
   bool record_pending_ = false;        // a CALL was answered whose record was not yet asked for
   bool expects_op_record_ = false;     // the runner said it records PyTorch operators (kernelbench)
   bool expects_launch_record_ = false; // the runner said it records GPU launches

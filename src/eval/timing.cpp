@@ -126,16 +126,25 @@ common::Fallible CallTimer::warm_up(const Call& call, const EvalOptions& options
   return common::Ok{};
 }
 
-common::Expected<double> CallTimer::timed(const Call& call, int rep, const EvalOptions& options, const Call& arm) {
+common::Expected<double> CallTimer::timed(const Call& call, int rep, const EvalOptions& options, const Call& arm,
+                                          CpuWait& wait) {
   if (options.flush_l2) {
     if (auto s = flush(); !s) return s.error();
   }
   if (arm) {
     if (auto armed = arm(rep); !armed) return armed.error();
   }
+  common::Expected<std::int64_t> waited_before = std::int64_t{0};
+  if (wait_clock_) waited_before = wait_clock_();
   if (auto s = start(); !s) return s.error();
   if (auto called = call(rep); !called) return called.error();
-  return stop_ms();
+  auto ms = stop_ms();
+  if (ms && wait_clock_ && waited_before) {
+    // A thread that exits during the call takes its wait along, so a difference may be negative.
+    if (auto waited_after = wait_clock_()) wait.wait_ms += std::max<std::int64_t>(0, *waited_after - *waited_before) / 1e6;
+    wait.timed_ms += *ms;
+  }
+  return ms;
 }
 
 common::Expected<std::vector<double>> CallTimer::run(const Call& call, const EvalOptions& options,
@@ -147,7 +156,7 @@ common::Expected<std::vector<double>> CallTimer::run(const Call& call, const Eva
   for (int rep = 0; rep < options.max_reps; ++rep) {
     if (rep >= options.min_reps && total_ms >= options.timing_budget_ms) break;
     if (prepare) prepare(rep);
-    auto ms = timed(call, rep, options, arm);
+    auto ms = timed(call, rep, options, arm, wait_a_);
     if (!ms) return ms.error();
     times_ms.push_back(*ms);
     total_ms += *ms;
@@ -170,12 +179,12 @@ common::Expected<CallTimer::Paired> CallTimer::run_paired(const Call& call_a, co
   for (int rep = 0; rep < options.max_reps; ++rep) {
     if (rep >= options.min_reps && total_ms >= 2 * options.timing_budget_ms) break;
     if (prepare) prepare(rep);
-    auto a = timed(call_a, rep, options, arm);
+    auto a = timed(call_a, rep, options, arm, wait_a_);
     if (!a) return a.error();
     if (after) {
       if (auto audited = after(rep); !audited) return audited.error();
     }
-    auto b = timer_b.timed(call_b, rep, options, {});
+    auto b = timer_b.timed(call_b, rep, options, {}, b_timer ? timer_b.wait_a_ : wait_b_);
     if (!b) return b.error();
     times.a_ms.push_back(*a);
     times.b_ms.push_back(*b);

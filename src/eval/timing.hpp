@@ -48,6 +48,22 @@ class CallTimer {
                                       const std::function<void(int rep)>& prepare = {}, const Call& after = {},
                                       const Call& arm = {}, CallTimer* b_timer = nullptr);
 
+  // How long the threads doing the timed work waited for a CPU during the timed calls
+  // (`wait_clock`: their cumulative wait in nanoseconds, read right before each call's clock
+  // starts and right after it stops), beside the calls' total time: a CPU timing on a machine busy
+  // with other work measures the machine, and says so (EvalResult::timing_unstable). Without a
+  // wait clock (the default, and on a GPU) nothing is read.
+  struct CpuWait {
+    double wait_ms = 0;
+    double timed_ms = 0;
+    double fraction() const { return timed_ms > 0 ? wait_ms / timed_ms : 0; }
+  };
+  void measure_cpu_wait(std::function<common::Expected<std::int64_t>()> wait_clock) { wait_clock_ = std::move(wait_clock); }
+  bool measures_cpu_wait() const { return static_cast<bool>(wait_clock_); }
+  // Of the calls run() timed and of run_paired()'s `a` calls; of run_paired()'s `b` calls.
+  const CpuWait& cpu_wait() const { return wait_a_; }
+  const CpuWait& cpu_wait_b() const { return wait_b_; }
+
   // One call like a timed one (the cache flushed first when options.flush_l2) but not measured,
   // then waited for. Returns the call's error, the device's, or Ok.
   common::Fallible call_untimed(const std::function<common::Fallible()>& call, const EvalOptions& options);
@@ -60,7 +76,11 @@ class CallTimer {
 
  private:
   common::Fallible warm_up(const Call& call, const EvalOptions& options, const std::function<void(int rep)>& prepare);
-  common::Expected<double> timed(const Call& call, int rep, const EvalOptions& options, const Call& arm);
+  common::Expected<double> timed(const Call& call, int rep, const EvalOptions& options, const Call& arm,
+                                 CpuWait& wait);
+
+  std::function<common::Expected<std::int64_t>()> wait_clock_;
+  CpuWait wait_a_, wait_b_;
 };
 
 // Summary of per-call milliseconds, in microseconds.

@@ -1,6 +1,9 @@
 #include "sandbox/thread_census.hpp"
 
+#include <sched.h>
+
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -26,6 +29,42 @@ common::Expected<ThreadCensus> thread_census(pid_t pid) {
   }
   if (!have_threads) return common::make_error(path + ": no Threads: line");
   return census;
+}
+
+common::Expected<std::int64_t> cpu_wait_ns(pid_t pid) {
+  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+  std::error_code ec;
+  std::int64_t total = 0;
+  bool any = false;
+  for (const auto& task : std::filesystem::directory_iterator(tasks, ec)) {
+    std::ifstream stat(task.path() / "schedstat");
+    long long on_cpu = 0, waited = 0;
+    if (stat >> on_cpu >> waited) {  // a thread that exited since the listing is skipped
+      total += waited;
+      any = true;
+    }
+  }
+  if (ec || !any) return common::make_error(tasks + ": cannot read the threads' scheduler statistics");
+  return total;
+}
+
+common::Expected<std::int64_t> thread_cpu_wait_ns(pid_t pid, pid_t tid) {
+  const std::string path = "/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/schedstat";
+  std::ifstream stat(path);
+  long long on_cpu = 0, waited = 0;
+  if (!(stat >> on_cpu >> waited)) return common::make_error(path + ": cannot read the thread's scheduler statistics");
+  return static_cast<std::int64_t>(waited);
+}
+
+bool idle_cpu_available() {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  const int n_cpus = ::sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : 1;
+  std::ifstream loadavg("/proc/loadavg");  // "0.52 0.58 0.59 3/412 12345": 3 runnable now
+  double avg1 = 0, avg5 = 0, avg15 = 0;
+  int runnable = 0;
+  if (!(loadavg >> avg1 >> avg5 >> avg15 >> runnable)) return true;  // unknown: as on an idle machine
+  return runnable < n_cpus;
 }
 
 common::Expected<ThreadCensus> census_after_joins(pid_t pid, std::chrono::microseconds grace, int expected) {

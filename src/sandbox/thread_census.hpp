@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 
 #include "common/expected.hpp"
 
@@ -23,6 +24,18 @@ struct ThreadCensus {
 
 // Reads /proc/<pid>/status. An Error names the file when it cannot be read (the process is gone).
 common::Expected<ThreadCensus> thread_census(pid_t pid);
+
+// How long the threads of `pid` have waited for a CPU while runnable, in nanoseconds, summed over
+// the threads alive now (/proc/<pid>/task/*/schedstat, second field; a thread that already exited
+// takes its share with it). The difference of two readings around a timed call says how much of
+// the call the machine's other work took: on an idle machine a few microseconds of wake-ups.
+common::Expected<std::int64_t> cpu_wait_ns(pid_t pid);
+// The same of one thread `tid` of `pid` (/proc/<pid>/task/<tid>/schedstat).
+common::Expected<std::int64_t> thread_cpu_wait_ns(pid_t pid, pid_t tid);
+
+// Whether a thread this process wakes now would find a CPU free: fewer runnable threads on the
+// whole machine (/proc/loadavg, this one counted) than CPUs this process may use.
+bool idle_cpu_available();
 
 // The census once `pid` is down to `expected` threads (its first thread alone by default; a GPU
 // candidate's process also keeps the CUDA driver's), or the last one read when `grace` ran out

@@ -117,10 +117,20 @@ std::map<std::size_t, std::set<std::string>> also_accepted(const std::string& ba
 // Every "device": "cuda" entry of the adversarial corpus (known gaps aside) gets its expected
 // status, and the correct native candidate evaluated right after each still scores OK: a hack
 // must not leave the device, the worker or the engine unusable (memory bombs, sticky errors).
-void expect_corpus_scores_zero(Engine& engine, const std::string& corpus = "tests/adversarial/adversarial.json") {
+// `in_process`: the engine runs native candidates in the evaluating child (--native-in-child), whose
+// layers do not stop what an entry marked "stopped_only_apart" does (a file made by a raw system call).
+void expect_corpus_scores_zero(Engine& engine, const std::string& corpus = "tests/adversarial/adversarial.json",
+                               bool in_process = false, int min_entries = 7) {
   auto entries = read_batch_file(source_path(corpus));
   ASSERT_TRUE(entries) << entries.error().message;
   const std::set<std::size_t> gaps = known_gap_entries(corpus);
+  std::set<std::size_t> apart_only;
+  if (auto text = common::read_file(source_path(corpus))) {
+    auto j = nlohmann::json::parse(*text, nullptr, false);
+    for (std::size_t i = 0; j.is_array() && i < j.size(); ++i) {
+      if (j[i].is_object() && j[i].value("stopped_only_apart", false)) apart_only.insert(i);
+    }
+  }
   auto alternatives = also_accepted(corpus);
   int n = 0;
   for (std::size_t i = 0; i < entries->size(); ++i) {
@@ -128,6 +138,11 @@ void expect_corpus_scores_zero(Engine& engine, const std::string& corpus = "test
     if (e.device.value_or("cpu") != "cuda" || !e.expect) continue;
     if (gaps.contains(i)) {
       std::printf("adversarial %-34s known gap, not run\n", e.job.candidate.filename().c_str());
+      continue;
+    }
+    if (in_process && apart_only.contains(i)) {  // the runtime layers of the candidate's own process
+      std::printf("adversarial %-34s stopped only apart (--native-in-child is a baseline, docs/security.md), not run\n",
+                  e.job.candidate.filename().c_str());
       continue;
     }
     ++n;
@@ -149,10 +164,12 @@ void expect_corpus_scores_zero(Engine& engine, const std::string& corpus = "test
     ASSERT_TRUE(after) << "after " << e.job.candidate << ": " << after.error().message;
     EXPECT_EQ(after->status, common::Status::OK) << "after " << e.job.candidate << ": " << after->error.message;
   }
-  EXPECT_GE(n, 7);
+  EXPECT_GE(n, min_entries);
 }
 
-TEST_F(EngineGpuTest, AdversarialCorpusOnTheGpuScoresZero) { expect_corpus_scores_zero(*engine_); }
+TEST_F(EngineGpuTest, AdversarialCorpusOnTheGpuScoresZero) {
+  expect_corpus_scores_zero(*engine_, "tests/adversarial/adversarial.json", true);
+}
 
 TEST_F(NativeCandidateProcessGpuTest, AdversarialCorpusOnTheGpuScoresZero) { expect_corpus_scores_zero(*engine_); }
 
@@ -163,7 +180,9 @@ TEST_F(NativeCandidateProcessGpuTest, BehindTheStaticScansTheRuntimeLayersHold) 
   config.system_access_check = false;
   auto unchecked = Engine::create(config);
   ASSERT_TRUE(unchecked) << unchecked.error().message;
-  expect_corpus_scores_zero(**unchecked, "tests/adversarial/runtime_layers.json");
+  // One GPU entry there (the rest are the CPU's): the H100 run of 2026-12-07 refused it as meant
+  // but failed the corpus's count of 7 meant for the adversarial corpus.
+  expect_corpus_scores_zero(**unchecked, "tests/adversarial/runtime_layers.json", false, 1);
   EXPECT_FALSE(std::filesystem::exists("/dev/shm/kernelrl-planted-native"));
 }
 

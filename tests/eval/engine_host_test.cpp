@@ -3,6 +3,9 @@
 // messages naming the file, kernelbench candidates on the CPU, the compile cache on a re-run.
 #include <gtest/gtest.h>
 
+#include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -11,6 +14,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -71,6 +75,57 @@ TEST_F(EngineHostTest, CorrectHostCandidateIsTimedAgainstTheReference) {
   ASSERT_TRUE(r.phases_ms.count("lock_wait"));
   EXPECT_GE(r.phases_ms["lock_wait"], 0.0);
   EXPECT_LE(r.phases_ms["lock_wait"], r.phases_ms["child_total"]);
+}
+
+// A CPU timing says how long its calls waited for a CPU the machine's other work held, and marks
+// itself unstable past kUnstableCpuWaitFraction (issue 39): in the record and in its JSON.
+TEST_F(EngineHostTest, ACpuTimingSaysHowLongItsCallsWaitedForACpu) {
+  EvalResult r = eval_ok(small_task_, correct_);
+  ASSERT_EQ(r.status, common::Status::OK) << r.error.message;
+  EXPECT_GE(r.cpu_wait_fraction, 0.0);
+  EXPECT_EQ(r.timing_unstable, r.cpu_wait_fraction > kUnstableCpuWaitFraction);
+  const nlohmann::json j = r;
+  EXPECT_EQ(j.value("cpu_wait_fraction", -1.0), r.cpu_wait_fraction);
+  EXPECT_EQ(j.value("timing_unstable", !r.timing_unstable), r.timing_unstable);
+  EXPECT_EQ(nlohmann::json(EvalResult{}).count("timing_unstable"), 0u);  // not measured: not said
+}
+
+// With every CPU busy with other work (as many spinning processes as CPUs), a host candidate is
+// either timed close to its time on a quieter machine or marked unstable, never a runtime that
+// measures the load and looks like the code's.
+TEST_F(EngineHostTest, OnABusyMachineATimingIsCloseOrMarkedUnstable) {
+  const std::string& task = small_task_;
+  const std::string& candidate = correct_;
+  double quiet_us = 0, quiet_wait = 0;
+  for (int i = 0; i < 2; ++i) {  // the quieter of two runs (other tests may share the machine)
+    EvalResult r = eval_ok(task, candidate);
+    ASSERT_EQ(r.status, common::Status::OK) << r.error.message;
+    if (i == 0 || r.runtime_us < quiet_us) std::tie(quiet_us, quiet_wait) = std::pair(r.runtime_us, r.cpu_wait_fraction);
+  }
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  ASSERT_EQ(::sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  std::vector<pid_t> busy;
+  for (int i = 0; i < CPU_COUNT(&allowed); ++i) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      for (volatile unsigned long n = 0;; n = n + 1) {
+      }
+    }
+    busy.push_back(pid);
+  }
+  auto loaded = engine_->evaluate({source_path(task), source_path(candidate), std::nullopt, std::nullopt});
+  for (pid_t pid : busy) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+  }
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  ASSERT_EQ(loaded->status, common::Status::OK) << loaded->error.message;
+  std::printf("quiet %.1f us (waited %.1f%%); %zu busy processes: %.1f us, waited %.1f%% of the timed calls, unstable %d\n",
+              quiet_us, 100 * quiet_wait, busy.size(), loaded->runtime_us, 100 * loaded->cpu_wait_fraction,
+              loaded->timing_unstable);
+  EXPECT_TRUE(loaded->timing_unstable || loaded->runtime_us <= 1.2 * quiet_us)
+      << loaded->runtime_us << " us against " << quiet_us << " us, CPU wait " << loaded->cpu_wait_fraction;
 }
 
 // Re-timed per evaluation, the reference is timed in the candidate's loop: as many timed calls as

@@ -1,5 +1,6 @@
 """What the adapters share: an evaluator from a service URL (or the local binary), and the text of
-a completion in any of the shapes frameworks pass it."""
+a completion in any of the shapes frameworks pass it (text, chat messages as dicts or as objects
+with attributes, such as verifiers' pydantic messages)."""
 
 from __future__ import annotations
 
@@ -22,17 +23,40 @@ def make_evaluator(format: str, service_url: Optional[str] = None, token_file: O
     return LocalEvaluator(format, dict(options or {}), **kwargs)
 
 
+def message_field(message: Any, name: str, default: Any = None) -> Any:
+    """A chat message's field, whether the message is a dict or an object (verifiers >= 0.1.11
+    passes pydantic models; reading them as dicts gave every answer as empty)."""
+    if isinstance(message, dict):
+        return message.get(name, default)
+    return getattr(message, name, default)
+
+
+def message_content(message: Any) -> str:
+    """A chat message's text: its content as a string, or the text parts of a content list
+    (dicts or objects with `type` "text"), joined by newlines; images are dropped."""
+    content = message_field(message, "content")
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, (list, tuple)):
+        return "\n".join(str(message_field(part, "text") or "") for part in content
+                         if message_field(part, "type", "text") == "text")
+    return str(content)
+
+
 def completion_text(completion: Any) -> str:
-    """A completion as text: a string, or a list of chat messages (the last assistant message's content)."""
+    """A completion as text: a string, one chat message, or a list of chat messages (the last
+    assistant message's content); messages may be dicts or objects (message_field)."""
     if isinstance(completion, str):
         return completion
-    if isinstance(completion, dict):
-        return str(completion.get("content", ""))
     if isinstance(completion, (list, tuple)):
         for message in reversed(completion):
-            if isinstance(message, dict) and message.get("role", "assistant") == "assistant":
-                return str(message.get("content") or "")
+            if message_field(message, "role", "assistant") == "assistant":
+                return message_content(message)
         return ""
+    if isinstance(completion, dict) or hasattr(completion, "content"):
+        return message_content(completion)
     raise TypeError(f"completion: {type(completion).__name__} is neither text nor a list of chat messages")
 
 

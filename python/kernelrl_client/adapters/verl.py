@@ -1,17 +1,24 @@
-"""verl: the kernel score as a custom reward function (single turn) and an interaction for verl's
-multi-turn rollout (verl >= 0.5: verl.interactions.base.BaseInteraction with async
-start_interaction / generate_response / calculate_score / finalize_interaction).
+"""verl: the kernel environment as a verl agent loop (multi-turn), and the kernel score as a custom
+reward function (single turn; verl_reward.compute_score, re-exported here).
 
-Reward: custom_reward_function.path = this file, name = compute_score (or compute_score_batch
-with the batch reward manager); reward_kwargs (service_url, token_file, format, options) are
-passed through. ground_truth is the task file's text; extra_info may carry task_ref.
+verl 0.8 removed interactions (verl.interactions); a multi-turn environment is an agent loop,
+verl.experimental.agent_loop.AgentLoopBase, named in an agent loop config file and chosen per row
+by its agent_name:
 
-Interaction: interaction YAML `class_name: kernelrl_client.adapters.verl.KernelInteraction` with
-config {format, n_turns, service_url, token_file, options}; each row's
-extra_info.interaction_kwargs carries task_source (and task_ref). Every model answer is one turn
-of a KernelEnv: the interaction's reply is the next turn's prompt (earlier attempts with their
-feedback lines, the instruction to restart), its score the turn's kernel score, and the sequence
-ends after n_turns.
+    # kernel_agent.yaml (actor_rollout_ref.rollout.agent.agent_loop_config_path=kernel_agent.yaml)
+    - name: kernel_agent
+      _target_: kernelrl_client.adapters.verl.KernelAgentLoop
+      format: kernelbench
+      n_turns: 4                 # default: actor_rollout_ref.rollout.multi_turn.max_assistant_turns, else 4
+      options: {n_trials: 5}
+
+Rows: verl_reward.kernel_rows(tasks, format, agent_name="kernel_agent"). Each model answer is one
+turn of a KernelEnv, scored as `kernelrl rollout` scores it; while turns are left (and the response
+budget holds), the environment's next prompt (the task, earlier attempts with their feedback, the
+instruction to restart) follows as a user message and the model answers again. Every answer is
+scored (extra_fields.turn_scores); the trajectory's reward_score is the recipe's return of turn 1
+(the discounted sum of the turn scores), so verl's reward workers are not asked. The environment
+lives only inside run(): it is gone when the trajectory ends, however it ends.
 """
 
 from __future__ import annotations
@@ -20,75 +27,118 @@ import asyncio
 from typing import Any, Dict, List, Optional, Tuple
 from uuid import uuid4
 
-from verl.interactions.base import BaseInteraction
+from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutput
+from verl.utils.profiler import simple_timer
 
-from ..env import EnvConfig, KernelEnv
-from ..evaluators import Evaluator
-from ..protocol import EnvProtocol
-from .common import completion_text, make_evaluator, task_from_fields
-
-_shared: Dict[Tuple[Any, ...], Tuple[Evaluator, EnvProtocol]] = {}
-
-
-def _evaluator_and_protocol(format: str, service_url: Optional[str], token_file: Optional[str],
-                            options: Optional[Dict[str, Any]]) -> Tuple[Evaluator, EnvProtocol]:
-    key = (format, service_url, token_file, repr(sorted((options or {}).items())))
-    if key not in _shared:  # one `kernelrl env` process and one client per reward worker
-        _shared[key] = (make_evaluator(format, service_url, token_file, options), EnvProtocol())
-    return _shared[key]
+from kernelrl_client.adapters.verl_reward import (compute_score, kernel_rows, shared_evaluator_and_protocol,  # noqa: F401
+                                                  task_of_row)
+from kernelrl_client.credit import CreditConfig, returns
+from kernelrl_client.env import EnvConfig, KernelEnv
 
 
-def compute_score_batch(data_sources: List[str], solution_strs: List[str], ground_truths: List[str],
-                        extra_infos: List[Optional[Dict[str, Any]]], format: str = "native",
-                        service_url: Optional[str] = None, token_file: Optional[str] = None,
-                        options: Optional[Dict[str, Any]] = None, **kwargs: Any) -> List[float]:
-    """The kernel score of each solution on its task (one evaluation batch)."""
-    evaluator, protocol = _evaluator_and_protocol(format, service_url, token_file, options)
-    envs = []
-    for truth, extra in zip(ground_truths, extra_infos):
-        env = KernelEnv(evaluator, EnvConfig(format=format, n_turns=1), protocol)
-        env.reset(task_from_fields(truth, (extra or {}).get("task_ref"), (extra or {}).get("task_name")))
-        envs.append(env)
-    return [score for _, score, _, _ in KernelEnv.step_many(envs, list(solution_strs))]
+class KernelAgentLoop(AgentLoopBase):
+    """One kernel trajectory per run(). verl makes one instance per trajectory; the evaluator and
+    the `kernelrl env` process are shared by all of them in the worker process."""
 
+    def __init__(self, *args: Any, format: str = "native", n_turns: Optional[int] = None, service_url: Optional[str] = None,
+                 token_file: Optional[str] = None, options: Optional[Dict[str, Any]] = None, gpu: Optional[str] = None,
+                 max_chars: Optional[int] = None, gamma: float = 0.4, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        # Answers per trajectory: n_turns, else the rollout's multi_turn.max_assistant_turns, else the recipe's 4.
+        n_turns = n_turns or self.rollout_config.multi_turn.get("max_assistant_turns") or 4
+        self.env_config = EnvConfig(format=format, n_turns=int(n_turns), gpu=gpu,
+                                    max_chars=int(max_chars) if max_chars is not None else None)
+        self.evaluator, self.protocol = shared_evaluator_and_protocol(format, service_url, token_file, options)
+        self.credit = CreditConfig(gamma=float(gamma))
+        self.response_length = int(self.rollout_config.response_length)
 
-def compute_score(data_source: str, solution_str: str, ground_truth: str, extra_info: Optional[Dict[str, Any]] = None,
-                  **kwargs: Any) -> float:
-    """verl's custom reward function: the kernel score of one solution (0 unless correct;
-    w_correct + speedup when correct)."""
-    return compute_score_batch([data_source], [solution_str], [ground_truth], [extra_info], **kwargs)[0]
-
-
-class KernelInteraction(BaseInteraction):
-    """One KernelEnv per interaction instance (trajectory)."""
-
-    def __init__(self, config: Dict[str, Any]):
-        super().__init__(config)
-        self.env_config = EnvConfig(format=config.get("format", "native"), n_turns=int(config.get("n_turns", 4)),
-                                    gpu=config.get("gpu"), max_chars=config.get("max_chars"))
-        self.evaluator, self.protocol = _evaluator_and_protocol(self.env_config.format, config.get("service_url"),
-                                                                config.get("token_file"), config.get("options"))
-        self._envs: Dict[str, KernelEnv] = {}
-
-    async def start_interaction(self, instance_id: Optional[str] = None, task_source: Optional[str] = None,
-                                task_ref: Optional[str] = None, task_name: Optional[str] = None, **kwargs: Any) -> str:
-        instance_id = instance_id or str(uuid4())
+    async def run(self, sampling_params: Dict[str, Any], **kwargs: Any) -> AgentLoopOutput:
+        """The trajectory of one row (kwargs: the row's fields: raw_prompt, reward_model, extra_info).
+        An evaluation that cannot be had (the service unreachable past its retry window) raises, as
+        verl's own loops do when their environment fails."""
+        reward_model = kwargs.get("reward_model") or {}
+        task = task_of_row(reward_model.get("ground_truth"), kwargs.get("extra_info"))
         env = KernelEnv(self.evaluator, self.env_config, self.protocol)
-        env.reset(task_from_fields(task_source, task_ref, task_name))
-        self._envs[instance_id] = env
-        return instance_id
+        await asyncio.to_thread(env.reset, task)
+        messages: List[Dict[str, Any]] = list(kwargs["raw_prompt"])
+        request_id = uuid4().hex  # one per trajectory: every turn goes to the same server (prefix cache)
+        metrics: Dict[str, Any] = {}
+        tokens = await self._first_tokens(messages)
+        response_mask: List[int] = []
+        logprobs: Optional[List[float]] = None
+        n_feedback = 0
+        while True:
+            with simple_timer("generate_sequences", metrics):
+                output = await self.server_manager.generate(request_id=request_id, prompt_ids=tokens,
+                                                            sampling_params=sampling_params)
+            if output.log_probs and logprobs is None:
+                logprobs = [0.0] * len(response_mask)
+            tokens, response_mask, logprobs = await self._add_answer(tokens, list(output.token_ids), response_mask,
+                                                                     logprobs, output.log_probs or None)
+            answer = await self.loop.run_in_executor(
+                None, lambda: self.tokenizer.decode(output.token_ids, skip_special_tokens=True))
+            with simple_timer("tool_calls", metrics):  # the evaluation, where verl's metrics put environment time
+                feedback, _, done, _ = await asyncio.to_thread(env.step, answer)
+            if done or len(response_mask) >= self.response_length:
+                break
+            messages.append({"role": "assistant", "content": answer})
+            previous = list(messages)
+            messages.append(feedback)
+            next_tokens, next_mask, next_logprobs = await self._add_feedback(previous, messages, tokens,
+                                                                             response_mask, logprobs)
+            if len(next_mask) >= self.response_length:  # no room left to answer the feedback
+                break
+            tokens, response_mask, logprobs = next_tokens, next_mask, next_logprobs
+            n_feedback += 1
+        scores = list(env.scores)
+        n_response = len(response_mask)
+        return AgentLoopOutput(
+            prompt_ids=tokens[:len(tokens) - n_response],
+            response_ids=tokens[len(tokens) - n_response:][:self.response_length],
+            response_mask=response_mask[:self.response_length],
+            response_logprobs=logprobs[:self.response_length] if logprobs else None,
+            reward_score=returns(scores, self.credit)[0],
+            num_turns=len(scores) + n_feedback + 1,
+            metrics=metrics,
+            extra_fields={"turn_scores": scores, "tool_rewards": []},
+        )
 
-    async def generate_response(self, instance_id: str, messages: List[Dict[str, Any]],
-                                **kwargs: Any) -> Tuple[bool, str, float, Dict[str, Any]]:
-        env = self._envs[instance_id]
-        feedback, score, done, info = await asyncio.to_thread(env.step, completion_text(messages))
-        info = {k: v for k, v in info.items() if k not in ("result", "next_messages")}
-        return done, feedback["content"], score, info
+    # -- tokens, the way this verl release's own agent loops build them -------------------------
+    # verl >= 0.9.1 renders every turn with its continuous-token builder (ct_* helpers); 0.9.0 does
+    # when data.continuous_token.enable is set (ct_merge_non_assistant_msg); otherwise, as in 0.8,
+    # the chat template renders the first prompt and each later message alone, without the system
+    # prompt (after 0.9.0's turn separator, which the model's end-of-turn token leaves out).
 
-    async def calculate_score(self, instance_id: str, **kwargs: Any) -> float:
-        """The latest turn's score (0 before the first)."""
-        env = self._envs[instance_id]
-        return env.scores[-1] if env.scores else 0.0
+    def _continuous_token(self) -> bool:
+        return hasattr(self, "ct_merge_context_msg") or bool(getattr(self, "enable_continuous_token", False))
 
-    async def finalize_interaction(self, instance_id: str, **kwargs: Any) -> None:
-        self._envs.pop(instance_id, None)
+    async def _first_tokens(self, messages: List[Dict[str, Any]]) -> List[int]:
+        if self._continuous_token():
+            return list(await self.ct_build_initial_tokens(messages))
+        return list(await self.apply_chat_template(messages))
+
+    async def _add_answer(self, tokens: List[int], answer: List[int], mask: List[int], logprobs: Optional[List[float]],
+                          answer_logprobs: Optional[List[float]]) -> Tuple[List[int], List[int], Optional[List[float]]]:
+        """The sequence with the model's answer appended (mask 1)."""
+        if self._continuous_token():
+            merged, mask, logprobs = await self.ct_merge_assistant_token(tokens, answer, mask, logprobs,
+                                                                         assistant_logprobs=answer_logprobs)
+            return list(merged.token_ids), list(mask), logprobs
+        if logprobs is not None:
+            logprobs = logprobs + list(answer_logprobs or [0.0] * len(answer))
+        return tokens + answer, mask + [1] * len(answer), logprobs
+
+    async def _add_feedback(self, previous: List[Dict[str, Any]], messages: List[Dict[str, Any]], tokens: List[int],
+                            mask: List[int], logprobs: Optional[List[float]]) -> Tuple[List[int], List[int], Optional[List[float]]]:
+        """The sequence with the messages after `previous` appended (mask 0)."""
+        if hasattr(self, "ct_merge_context_msg"):
+            merged, mask, logprobs = await self.ct_merge_context_msg(previous, messages, tokens, mask, logprobs)
+            return list(merged.token_ids), list(mask), logprobs
+        if getattr(self, "enable_continuous_token", False):
+            merged, mask, logprobs = await self.ct_merge_non_assistant_msg(previous, messages, tokens, mask, logprobs)
+            return list(merged.token_ids), list(mask), logprobs
+        appended = list(getattr(self, "turn_separator", None) or []) + list(
+            await self.apply_chat_template(messages[len(previous):], remove_system_prompt=True))
+        if logprobs is not None:
+            logprobs = logprobs + [0.0] * len(appended)
+        return tokens + appended, mask + [0] * len(appended), logprobs
