@@ -3,7 +3,8 @@
 - ServiceClient: the evaluation service's HTTP API (submit, wait, batch).
 - KernelEnv: multi-turn kernel tasks with `kernelrl rollout`'s prompts, parsing, feedback and scores.
 - group_credit / returns / advantages: the recipe's credit, equal bit for bit to src/rl.
-- adapters: verl (compute_score, KernelInteraction), TRL (KernelReward), verifiers (KernelMultiTurnEnv).
+- adapters: verl (verl_reward.compute_score, KernelAgentLoop), TRL (KernelReward, KernelRollout),
+  verifiers (KernelTaskset and KernelMultiTurnEnv; 0.3: the vf.MultiTurnEnv one).
 """
 
 from .client import ServiceClient, ServiceError
