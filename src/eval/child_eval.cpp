@@ -10,6 +10,7 @@
 #include "common/line_io.hpp"
 #include "common/report_mac.hpp"
 #include "eval/child_phases.hpp"
+#include "eval/child_task_confinement.hpp"
 #if KERNELRL_EVAL_CUDA_KERNELS
 #include "eval/device_check_kernels.hpp"
 #endif
@@ -188,6 +189,7 @@ void run_child(const task::TaskModule* task, const ChildRequest& req, int report
     obs.phases_ms["device_wait"] = start.device_wait_ms;
     if (start.device_prepare_ms > 0) obs.phases_ms["device_prepare"] = start.device_prepare_ms;
     if (start.task_load_ms > 0) obs.phases_ms["task_load"] = start.task_load_ms;
+    if (start.task_confined) obs.isolation["task_confinement"] = true;
     rep.phase(Phase::SETUP);
     auto t0 = child_clock::now();
     ChildSetup s = set_up(*task, req, torch, obs);
@@ -244,6 +246,19 @@ void run_child_loading_task(const std::string& task_path, const ChildRequest& re
   if (request.op == ChildOp::DEVICE_INFO) {
     run_child(nullptr, request, report_fd, request_fd, start);
     return;
+  }
+  if (request.confine_task) {
+    // On a GPU the CUDA context is made first: the CUDA driver did not start under these layers
+    // (the H100, 2026-12-07), while one started before works on under them (docs/security.md says
+    // what that leaves open).
+    if (request.device == "cuda") prepare_device(request.device);
+    if (auto confined = confine_untrusted_task(task_path, request); !confined) {
+      Reporter(report_fd, -1, start.report_key)
+          .final(task_error(task_path + ": the task's code is not trusted and this machine cannot confine it: " +
+                            confined.error().message));
+      return;
+    }
+    start.task_confined = true;
   }
   const auto t0 = child_clock::now();
   auto task = task::load_task(task_path);

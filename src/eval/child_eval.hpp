@@ -17,6 +17,7 @@ struct ChildStart {
   double device_prepare_ms = 0;  // creating it took, before the request ("device_prepare"; 0: not ahead)
   double task_load_ms = 0;       // loading the task file in this child ("task_load"; 0: the worker's)
   std::string report_key;        // signs every line on report_fd (common/report_mac.hpp); empty: unsigned
+  bool task_confined = false;    // the task was loaded under eval/child_task_confinement.hpp's layers
 };
 
 // Runs the request and writes lines to report_fd: {"phase": NAME} when a phase starts, then one
@@ -31,7 +32,10 @@ void run_child(const task::TaskModule* task, const ChildRequest& request, int re
 // another worker's timing is not disturbed). Failures are left for run_child to report.
 void prepare_device(const std::string& device);
 
-// For a child forked before its task was known: loads the task file, then run_child().
+// For a child forked before its task was known: loads the task file, then run_child(). A request
+// with confine_task first confines this process's files (eval/child_task_confinement.hpp; it must
+// then have one thread: a fresh child, not one that prepared its device) and reports the task's
+// error without loading it when that fails.
 void run_child_loading_task(const std::string& task_path, const ChildRequest& request, int report_fd,
                             int request_fd, ChildStart start);
 

@@ -267,6 +267,7 @@ common::Expected<EvalResult> Engine::run_in_worker(const EvalJob& job, const Pre
   child.rules = p.rules;
   child.options = options_for(job);
   child.device = p.device;
+  child.confine_task = task_is_untrusted(job.task);
   // A job's own options may time the reference differently: its timing is kept apart.
   const std::string ref_key = p.task_hash + "/" + p.device + (job.options ? "/" + nlohmann::json(child.options).dump() : "");
   if (config_.reuse_ref_timing && child.options.time_kernels) {
@@ -487,6 +488,7 @@ common::Expected<ChildRecord> Engine::run_task_info(const fs::path& task, const 
   child.op = ChildOp::TASK_INFO;
   child.options = options;
   child.device = device;
+  child.confine_task = task_is_untrusted(task);
   auto reply = ask(*lease_worker(), WorkerRequest{fs::absolute(task).string(), child, std::nullopt});
   if (!reply) return reply.error();
   if (!reply->record) {
@@ -501,6 +503,16 @@ common::Expected<ChildRecord> Engine::run_task_info(const fs::path& task, const 
     return common::make_error(task.string() + ": the reference process's record has no result or signature");
   }
   return record;
+}
+
+bool Engine::task_is_untrusted(const fs::path& task) const {
+  std::error_code ec;
+  const fs::path file = fs::weakly_canonical(fs::absolute(task), ec);
+  for (const auto& folder : config_.untrusted_task_folders) {
+    const fs::path relative = file.lexically_relative(fs::weakly_canonical(fs::absolute(folder), ec));
+    if (!relative.empty() && relative != "." && *relative.begin() != "..") return true;
+  }
+  return false;
 }
 
 std::optional<TimingSummary> Engine::time_reference_alone(const fs::path& task, const ChildRequest& evaluation) {

@@ -24,7 +24,7 @@
 #include "eval/result.hpp"
 #include "sandbox/worker_client.hpp"
 #include "task/manifest.hpp"
-#include "task/task.hpp"
+#include "task/signature.hpp"
 
 namespace kernelrl::eval {
 
@@ -59,6 +59,10 @@ struct EngineConfig {
                                          // environment's
   common::RuleSet rules = common::RuleSet::STRICT;  // kernelbench candidates' rule set unless a job names one
   EvalOptions options;                   // options.device "auto" is resolved when the engine starts
+  // Tasks below these folders are code nobody vouched for (the service's jobs that sent a task as
+  // text): each is loaded only in a fresh evaluating child after that child confined its files
+  // (eval/child_task_confinement.hpp), never in the worker nor in a child forked ahead.
+  std::vector<std::filesystem::path> untrusted_task_folders;
 };
 
 // One unit of work.
@@ -123,6 +127,8 @@ class Engine {
   // device, before any candidate of the task runs; nullopt when that fails.
   std::optional<TimingSummary> time_reference_alone(const std::filesystem::path& task, const ChildRequest& evaluation);
   EvalOptions options_for(const EvalJob& job) const;  // the job's options, or the engine's
+  // `task` lies below one of EngineConfig::untrusted_task_folders (symbolic links resolved).
+  bool task_is_untrusted(const std::filesystem::path& task) const;
   // Speed of light of a task (its manifest entry) on the GPU named in `device_info` and the floor
   // no honest kernel beats (eval/speed_of_light.hpp); zeros without an entry or for an unknown GPU.
   struct Roofline {

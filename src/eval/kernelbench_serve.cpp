@@ -106,24 +106,6 @@ class KernelbenchServer {
   std::vector<ReturnedOutput> returned_;
 };
 
-// What this interpreter reads its code from (sys.prefix, sys.path, where torch is, found without
-// importing it): readable once the process's files are confined, before torch's import can start
-// a thread.
-std::vector<std::string> own_interpreter_paths() {
-  py::module_ sys = py::module_::import("sys");
-  std::vector<std::string> paths;
-  for (const char* attr : {"prefix", "exec_prefix", "base_prefix"}) paths.push_back(sys.attr(attr).cast<std::string>());
-  for (const auto& p : sys.attr("path")) {
-    if (py::isinstance<py::str>(p)) paths.push_back(p.cast<std::string>());
-  }
-  py::object spec = py::module_::import("importlib.util").attr("find_spec")("torch");
-  if (!spec.is_none()) {
-    if (!spec.attr("origin").is_none()) paths.push_back(spec.attr("origin").cast<std::string>());
-    for (const auto& p : spec.attr("submodule_search_locations")) paths.push_back(p.cast<std::string>());
-  }
-  return paths;
-}
-
 // The shared libraries of the candidate's extensions (the prebuild built them below its folder):
 // their kernels are the candidate's own.
 std::vector<std::filesystem::path> extension_libraries(const std::string& entry_dir) {
@@ -460,7 +442,7 @@ void serve_kernelbench_runner(sandbox::SharedPages pages, pid_t parent, bool cud
   // The interpreter without torch first: its paths are what the files' confinement lets it read,
   // and it must come before any thread (torch's import, the CUDA driver) starts.
   const auto started = task::start_python(false);
-  nlohmann::json files = started ? runner::confine_files_at_start(cuda, own_interpreter_paths()) : nlohmann::json::object();
+  nlohmann::json files = started ? runner::confine_files_at_start(cuda, task::interpreter_paths()) : nlohmann::json::object();
   KernelbenchServer server(parent, cuda);
   std::string not_ready = started ? std::string() : started.error().message;
   if (not_ready.empty()) {

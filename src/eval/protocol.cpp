@@ -27,6 +27,7 @@ void to_json(nlohmann::json& j, const ChildRequest& r) {
        {"options", r.options},
        {"device", r.device}};
   if (r.cached_ref) j["cached_ref"] = *r.cached_ref;
+  if (r.confine_task) j["confine_task"] = true;
 }
 
 void from_json(const nlohmann::json& j, ChildRequest& r) {
@@ -38,6 +39,7 @@ void from_json(const nlohmann::json& j, ChildRequest& r) {
   r.options = j.value("options", EvalOptions{});
   r.device = j.value("device", "cpu");
   if (j.contains("cached_ref")) r.cached_ref = j.at("cached_ref").get<TimingSummary>();
+  r.confine_task = j.value("confine_task", false);
 }
 
 void to_json(nlohmann::json& j, const WorkerRequest& r) {

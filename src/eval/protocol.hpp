@@ -18,7 +18,7 @@
 #include "common/status.hpp"
 #include "eval/options.hpp"
 #include "eval/result.hpp"
-#include "task/task.hpp"
+#include "task/signature.hpp"
 
 namespace kernelrl::eval {
 
@@ -37,6 +37,8 @@ struct ChildRequest {
   EvalOptions options;
   std::string device = "cpu";      // resolved: "cuda" or "cpu"
   std::optional<TimingSummary> cached_ref;  // the reference's timing measured earlier in this run
+  bool confine_task = false;       // the task's code is not trusted (EngineConfig::untrusted_task_folders):
+                                   // loaded only in a fresh child, after its files are confined
 };
 
 void to_json(nlohmann::json& j, const ChildRequest& r);

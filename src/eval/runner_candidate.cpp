@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <thread>
 
 #include "eval/child_context.hpp"
@@ -121,10 +120,8 @@ RunnerCandidate::CpuReading RunnerCandidate::read_cpu() const {
   if (have_cpu_clock_ && ::clock_gettime(cpu_clock_, &t) == 0) {
     r.process_ns = static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
   }
-  // The first thread's own count (/proc/PID/task/PID/schedstat: nanoseconds on a CPU first).
-  std::ifstream stat("/proc/" + std::to_string(pid_) + "/task/" + std::to_string(pid_) + "/schedstat");
-  long long loop = -1;
-  if (stat >> loop) r.loop_ns = loop;
+  // The first thread's own count.
+  if (auto stat = sandbox::thread_schedstat(pid_, pid_)) r.loop_ns = stat->on_cpu_ns;
   return r;
 }
 

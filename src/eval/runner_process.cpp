@@ -137,6 +137,8 @@ void start_runner_ahead(RunnerKind kind, const std::string& device) {
   a.pid = *pid;
 }
 
+pid_t runner_ahead_pid() { return ahead() ? ahead()->pid : -1; }
+
 StartedRunner take_runner(RunnerKind kind) {
   auto& a = ahead();
   if (!a || a->kind != kind) throw TaskError{"the candidate's process was not started ahead of the evaluation (the engine's fault)"};

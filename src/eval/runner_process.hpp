@@ -32,6 +32,9 @@ struct StartedRunner {
   pid_t pid = -1;
 };
 
+// The pid of the runner start_runner_ahead started in this process, or -1.
+pid_t runner_ahead_pid();
+
 // The runner this child started, for the evaluation. Throws TaskError when there is none of `kind`
 // (the engine's fault) or it could not be started.
 StartedRunner take_runner(RunnerKind kind);

@@ -116,7 +116,9 @@ class Server {
     const eval::ChildRequest& child = request.child;
     const std::string& task_path = request.task;
     const task::TaskModule* task = nullptr;
-    if (child.op != ChildOp::DEVICE_INFO) {
+    // A task nobody vouched for is loaded only by a fresh child that confined itself first.
+    const bool confined_task = child.confine_task && child.op != ChildOp::DEVICE_INFO;
+    if (child.op != ChildOp::DEVICE_INFO && !confined_task) {
       auto t = tasks_.get(task_path);  // bad tasks are reported from here, without a child
       if (!t) return error_reply(t.error().message);
       task = *t;
@@ -138,23 +140,27 @@ class Server {
     std::optional<Child> current;
     if (!warm_.empty() && warm_.front().device == child.device &&
         (warm_.front().runner == runner || runner == RunnerKind::NONE) &&
-        child.op != ChildOp::DEVICE_INFO &&
+        child.op != ChildOp::DEVICE_INFO && !confined_task &&
         common::write_all(warm_.front().handle.request_fd,
                           nlohmann::json(WorkerRequest{task_path, child, steady_ns(), key}).dump() + "\n")) {
       current = std::move(warm_.front());
       warm_.pop_front();
     } else {
-      drop_warm();
-      current = spawn(child.device, runner, [task, child, key](int report_fd, int request_fd) {
+      if (!confined_task) drop_warm();  // warm children stay for the trusted tasks to come
+      current = spawn(child.device, runner, [task, child, key, &task_path](int report_fd, int request_fd) {
         ChildStart start;
         start.report_key = key;
-        eval::run_child(task, child, report_fd, request_fd, start);
+        if (task == nullptr && child.op != ChildOp::DEVICE_INFO) {
+          eval::run_child_loading_task(task_path, child, report_fd, request_fd, start);
+        } else {
+          eval::run_child(task, child, report_fd, request_fd, start);
+        }
       });
       if (!current) return error_reply("cannot start an evaluation process in " + scratch_root_.string());
     }
     current->handle.report_key = key;
     // The next children create their CUDA contexts while this one runs.
-    if (child.op != ChildOp::DEVICE_INFO) {
+    if (child.op != ChildOp::DEVICE_INFO && !confined_task) {
       while (warm_.size() < n_warm_) spawn_warm(child.device, expect_runner_);
     }
     double lock_wait_ms = 0;  // the child held at a phase boundary while other workers' children use the device

@@ -31,16 +31,23 @@ common::Expected<ThreadCensus> thread_census(pid_t pid) {
   return census;
 }
 
+common::Expected<SchedStat> thread_schedstat(pid_t pid, pid_t tid) {
+  const std::string path = "/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/schedstat";
+  std::ifstream stat(path);
+  long long on_cpu = 0, waited = 0;
+  if (!(stat >> on_cpu >> waited)) return common::make_error(path + ": cannot read the thread's scheduler statistics");
+  return SchedStat{on_cpu, waited};
+}
+
 common::Expected<std::int64_t> cpu_wait_ns(pid_t pid) {
   const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
   std::error_code ec;
   std::int64_t total = 0;
   bool any = false;
   for (const auto& task : std::filesystem::directory_iterator(tasks, ec)) {
-    std::ifstream stat(task.path() / "schedstat");
-    long long on_cpu = 0, waited = 0;
-    if (stat >> on_cpu >> waited) {  // a thread that exited since the listing is skipped
-      total += waited;
+    const pid_t tid = std::atoi(task.path().filename().c_str());
+    if (auto stat = thread_schedstat(pid, tid)) {  // a thread that exited since the listing is skipped
+      total += stat->waited_ns;
       any = true;
     }
   }
@@ -49,11 +56,9 @@ common::Expected<std::int64_t> cpu_wait_ns(pid_t pid) {
 }
 
 common::Expected<std::int64_t> thread_cpu_wait_ns(pid_t pid, pid_t tid) {
-  const std::string path = "/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/schedstat";
-  std::ifstream stat(path);
-  long long on_cpu = 0, waited = 0;
-  if (!(stat >> on_cpu >> waited)) return common::make_error(path + ": cannot read the thread's scheduler statistics");
-  return static_cast<std::int64_t>(waited);
+  auto stat = thread_schedstat(pid, tid);
+  if (!stat) return stat.error();
+  return stat->waited_ns;
 }
 
 bool idle_cpu_available() {

@@ -25,6 +25,14 @@ struct ThreadCensus {
 // Reads /proc/<pid>/status. An Error names the file when it cannot be read (the process is gone).
 common::Expected<ThreadCensus> thread_census(pid_t pid);
 
+// One thread's scheduler statistics (/proc/<pid>/task/<tid>/schedstat): nanoseconds on a CPU, and
+// nanoseconds waited for one while runnable. The kernel adds a running thread's time when it stops.
+struct SchedStat {
+  std::int64_t on_cpu_ns = 0;
+  std::int64_t waited_ns = 0;
+};
+common::Expected<SchedStat> thread_schedstat(pid_t pid, pid_t tid);
+
 // How long the threads of `pid` have waited for a CPU while runnable, in nanoseconds, summed over
 // the threads alive now (/proc/<pid>/task/*/schedstat, second field; a thread that already exited
 // takes its share with it). The difference of two readings around a timed call says how much of

@@ -19,8 +19,13 @@ namespace kernelrl::service {
 class JobFiles {
  public:
   explicit JobFiles(std::filesystem::path root) : root_(std::move(root)) {}
-  // ROOT/tasks/<content hash>/<task file name> (and manifest.json beside it when the job has an entry).
+  // ROOT/tasks/<content hash>/<task file name> for a task of the service's task sets, and
+  // untrusted_task_folder(ROOT)/<content hash>/... for a client's own (and manifest.json beside it
+  // when the job has an entry).
   common::Expected<std::filesystem::path> task_file(const JobSpec& spec) const;
+  // Where the tasks clients sent as text are written: the engine that evaluates this folder's jobs
+  // names it in EngineConfig::untrusted_task_folders, so their code runs only in confined children.
+  static std::filesystem::path untrusted_task_folder(const std::filesystem::path& root) { return root / "untrusted-tasks"; }
   // ROOT/jobs/<job id>/<candidate file name>.
   common::Expected<std::filesystem::path> candidate_file(const JobSpec& spec, const std::string& job_id) const;
   void remove_job(const std::string& job_id) const;

@@ -185,6 +185,7 @@ std::variant<JobSpec, RequestError> parse_job_request(const nlohmann::json& j, c
     if (!resolved) return bad(resolved.error().message, 404);
     spec.task_name = resolved->name;
     spec.task_source = std::move(resolved->source);
+    spec.task_from_set = true;
     spec.task_manifest = std::move(resolved->manifest);
   } else if (s["task_source"]) {
     if (!limits.allow_task_source) {
@@ -248,6 +249,7 @@ nlohmann::json to_stored(const JobSpec& spec) {
                       {"client_id", spec.client_id}};
   if (spec.rules) j["rules"] = std::string(common::to_string(*spec.rules));
   if (spec.device) j["device"] = *spec.device;
+  if (spec.task_from_set) j["task_from_set"] = true;
   return j;
 }
 
@@ -279,6 +281,8 @@ common::Expected<JobSpec> from_stored(const nlohmann::json& j) {
   }
   if (!device.empty()) spec.device = device;
   spec.task_manifest = j.value("task_manifest", nlohmann::json());
+  // Anything but true (a job stored before the mark, or a mark of another type) is a client's task.
+  spec.task_from_set = j.contains("task_from_set") && j["task_from_set"] == true;
   spec.options = j.contains("options") && !j["options"].is_null() ? j["options"] : nlohmann::json::object();
   if (auto e = check_options(spec.options, "stored job: options")) return common::make_error(e->message);
   return spec;

@@ -20,6 +20,8 @@ namespace kernelrl::service {
 struct JobSpec {
   std::string task_name;         // what the result's "task" says: a task-set path or the client's name
   std::string task_source;       // the task file's text
+  bool task_from_set = false;    // the text is a task of this service's task sets; else the client's own,
+                                 // which the worker evaluates confined (service/job_runner.hpp)
   nlohmann::json task_manifest;  // {"level": N, "entry": {...manifest.json entry...}} or null
   std::string candidate_name;    // what the result's "candidate" says; its file name is the compiled one's
   std::string candidate_source;

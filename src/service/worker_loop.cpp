@@ -282,7 +282,9 @@ int run_slot(const SlotConfig& config, const std::atomic<bool>& stop) {
     work_dir = *tmp;
     own_work_dir = true;
   }
-  auto engine = eval::Engine::create(config.engine);
+  eval::EngineConfig engine_config = config.engine;
+  engine_config.untrusted_task_folders.push_back(JobFiles::untrusted_task_folder(work_dir));
+  auto engine = eval::Engine::create(engine_config);
   if (!engine) {
     std::cerr << "kernelrl worker: could not start the engine: " << engine.error().message << "\n";
     return 2;

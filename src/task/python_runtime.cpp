@@ -74,4 +74,19 @@ std::string format_python_error(const std::string& what, const std::string& file
   return head + frames;
 }
 
+std::vector<std::string> interpreter_paths() {
+  py::module_ sys = py::module_::import("sys");
+  std::vector<std::string> paths;
+  for (const char* attr : {"prefix", "exec_prefix", "base_prefix"}) paths.push_back(sys.attr(attr).cast<std::string>());
+  for (const auto& p : sys.attr("path")) {
+    if (py::isinstance<py::str>(p)) paths.push_back(p.cast<std::string>());
+  }
+  py::object spec = py::module_::import("importlib.util").attr("find_spec")("torch");
+  if (!spec.is_none()) {
+    if (!spec.attr("origin").is_none()) paths.push_back(spec.attr("origin").cast<std::string>());
+    for (const auto& p : spec.attr("submodule_search_locations")) paths.push_back(p.cast<std::string>());
+  }
+  return paths;
+}
+
 }  // namespace kernelrl::task

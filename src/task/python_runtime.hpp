@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "common/expected.hpp"
 
@@ -16,6 +17,11 @@ common::Fallible start_python(bool import_torch = true);
 
 // Must be called in a child right after fork() so the interpreter's state is valid there.
 void python_after_fork_child();
+
+// What the started interpreter reads its code from (sys.prefix, sys.exec_prefix, sys.base_prefix,
+// sys.path, where torch is, found without importing it): readable by a process whose files are
+// confined (runner/confine.hpp, eval/child_task_confinement.hpp).
+std::vector<std::string> interpreter_paths();
 
 // Formats the Python exception being handled (pybind11::error_already_set text) into one line per
 // frame of the user's file only, ending with "ExcType: message". `file_name` filters frames.

@@ -4,34 +4,13 @@
 
 #include <pybind11/pybind11.h>
 
-#include <cstdint>
 #include <filesystem>
 #include <string>
-#include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "common/expected.hpp"
+#include "task/signature.hpp"
 
 namespace kernelrl::task {
-
-// Shape and dtype of one tensor of a task's signature.
-struct TensorSpec {
-  std::string name;            // "input 0", a state_dict key, or "output 0"
-  std::vector<std::int64_t> shape;
-  std::string dtype;           // "float32", "bfloat16", "int64", ...
-};
-
-// What a candidate receives and must produce, in ABI order.
-struct Signature {
-  std::vector<TensorSpec> inputs;   // tensor values of get_inputs(), in order
-  std::vector<TensorSpec> params;   // Model(*get_init_inputs()).state_dict(), in order
-  std::vector<TensorSpec> outputs;  // forward's return: one tensor or a tuple of tensors
-  std::vector<std::string> init_inputs;  // repr() of get_init_inputs(), the task's constants
-};
-
-nlohmann::json to_json(const Signature& s);
-Signature signature_from_json(const nlohmann::json& j);
 
 // A loaded task module. Python objects: use only on the thread that owns the interpreter.
 struct TaskModule {

@@ -78,9 +78,53 @@ TEST_F(ServiceE2E, HostJobsInResultsOut) {
     if (status == "OK") {
       EXPECT_GT(r["speedup"].get<double>(), 0);
       EXPECT_EQ(r["seeds"].size(), 3u);  // init seed + the job's 2 trials
+      // A task of the service's own task sets is trusted: loaded by the worker, no extra layer.
+      EXPECT_FALSE(r["isolation"].contains("task_confinement")) << r["isolation"].dump();
     }
     ++i;
   }
+}
+
+// A task sent as text is code nobody vouched for: the worker never loads it, and the child that
+// does confines its files first (eval/child_task_confinement.hpp). A task that tries to read
+// /etc/passwd and to plant a file outside its scratch folder finds both refused, and reports it by
+// raising; an honest one sent as text is evaluated OK under that layer.
+TEST_F(ServiceE2E, ATaskSentAsTextReadsNoHostFileAndWritesOnlyItsScratch) {
+  const fs::path planted = env->dir() / "planted-by-a-task.txt";
+  const std::string probe = "import torch\n"
+                            "def _try(action):\n"
+                            "    try:\n"
+                            "        action()\n"
+                            "        return 'allowed'\n"
+                            "    except OSError as e:\n"
+                            "        return type(e).__name__\n"
+                            "def _write(path):\n"
+                            "    with open(path, 'w') as f:\n"
+                            "        f.write('planted')\n"
+                            "READ = _try(lambda: open('/etc/passwd').read())\n"
+                            "WRITE = _try(lambda: _write(r'" + planted.string() + "'))\n"
+                            "SCRATCH = _try(lambda: (_write('probe-in-scratch'), __import__('os').remove('probe-in-scratch')))\n"
+                            "raise RuntimeError(f'probe read={READ} write={WRITE} scratch={SCRATCH}')\n";
+  const nlohmann::json options = {{"n_trials", 2}, {"min_reps", 2}, {"max_reps", 5}, {"n_warmup", 1}};
+  const std::string correct = read_text(source_path("tests/ladder/host/correct.cpp"));
+  std::vector<nlohmann::json> jobs = {
+      {{"task_source", probe}, {"task_name", "probe.py"}, {"candidate", correct}, {"candidate_name", "correct.cpp"},
+       {"options", options}},
+      {{"task_source", read_text(source_path("tests/ladder/task_softmax_small.py"))},
+       {"task_name", "task_softmax_small.py"}, {"candidate", correct}, {"candidate_name", "correct.cpp"},
+       {"options", options}}};
+  auto [batch, ids] = env->submit(jobs);
+  ASSERT_EQ(ids.size(), 2u);
+  auto done = env->wait_batch(batch, 240);
+  ASSERT_TRUE(done.value("done", false)) << done.dump().substr(0, 2000);
+  const auto& refused = done["jobs"][0]["result"];
+  EXPECT_NE(refused.value("could_not_evaluate", "").find("probe read=PermissionError write=PermissionError scratch=allowed"),
+            std::string::npos)
+      << refused.dump().substr(0, 1500);
+  EXPECT_FALSE(fs::exists(planted));
+  const auto& honest = done["jobs"][1]["result"];
+  EXPECT_EQ(honest["status"], "OK") << honest.dump().substr(0, 1500);
+  EXPECT_TRUE(honest["isolation"].value("task_confinement", false)) << honest.dump().substr(0, 1500);
 }
 
 TEST_F(ServiceE2E, AWorkerKilledMidJobLeavesItToAnotherWithOneResult) {

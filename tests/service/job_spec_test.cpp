@@ -68,6 +68,30 @@ TEST(JobSpec, AValidJobResolvesItsTaskAndKeepsEverythingItWasGiven) {
   EXPECT_EQ(back->candidate_source, "int x;");
   EXPECT_EQ(back->options, s.options);
   EXPECT_EQ(back->rules, s.rules);
+  EXPECT_TRUE(back->task_from_set);  // resolved from a task set: the worker loads it as trusted code
+}
+
+// Only the service marks a task as one of its task sets' (the worker then trusts its code): a client
+// cannot claim it, and a stored job without the mark, or with anything but true, is a client's task.
+TEST(JobSpec, OnlyATaskResolvedFromATaskSetIsMarkedTrusted) {
+  nlohmann::json by_text = {{"task_source", "import torch"}, {"candidate", "x"}, {"format", "host"}};
+  auto r = parse_job_request(by_text, "job", source_task_sets(), with_task_source());
+  ASSERT_TRUE(std::holds_alternative<JobSpec>(r)) << std::get<RequestError>(r).message;
+  EXPECT_FALSE(std::get<JobSpec>(r).task_from_set);
+  nlohmann::json stored = to_stored(std::get<JobSpec>(r));
+  EXPECT_FALSE(stored.contains("task_from_set"));
+  for (const nlohmann::json& mark : {nlohmann::json("true"), nlohmann::json(1), nlohmann::json(nullptr)}) {
+    stored["task_from_set"] = mark;
+    auto back = from_stored(stored);
+    ASSERT_TRUE(back) << back.error().message;
+    EXPECT_FALSE(back->task_from_set) << mark.dump();
+  }
+  by_text["task_from_set"] = true;
+  auto claimed = parse_job_request(by_text, "job", source_task_sets(), with_task_source());
+  ASSERT_TRUE(std::holds_alternative<RequestError>(claimed)) << "a client marked its own task trusted";
+  EXPECT_EQ(std::get<RequestError>(claimed).http_status, 400);
+  EXPECT_NE(std::get<RequestError>(claimed).message.find("task_from_set"), std::string::npos)
+      << std::get<RequestError>(claimed).message;
 }
 
 TEST(JobSpec, ATaskOfAManifestCarriesItsEntry) {
