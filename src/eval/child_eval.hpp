@@ -33,8 +33,8 @@ void run_child(const task::TaskModule* task, const ChildRequest& request, int re
 void prepare_device(const std::string& device);
 
 // For a child forked before its task was known: loads the task file, then run_child(). A request
-// with confine_task first confines this process's files (eval/child_task_confinement.hpp; it must
-// then have one thread: a fresh child, not one that prepared its device) and reports the task's
+// with confine_task first confines this process's files (eval/child_task_confinement.hpp: a fresh
+// child, with one thread on the CPU; on a GPU after making its CUDA context) and reports the task's
 // error without loading it when that fails.
 void run_child_loading_task(const std::string& task_path, const ChildRequest& request, int report_fd,
                             int request_fd, ChildStart start);

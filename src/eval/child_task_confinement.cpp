@@ -31,9 +31,10 @@ std::vector<std::string> cuda_cache(bool cuda) {
 
 common::Fallible confine_untrusted_task(const std::string& task_path, const ChildRequest& request) {
   const bool cuda = request.device == "cuda";
+  const std::vector<std::string> cache = cuda_cache(cuda);
   std::vector<std::string> writable{fs::current_path().string()};
   for (const auto& device : sandbox::device_files_for_candidates(cuda).writable) writable.push_back(device);
-  for (const auto& cache : cuda_cache(cuda)) writable.push_back(cache);
+  writable.insert(writable.end(), cache.begin(), cache.end());
 
   compile::ReadRootsInputs own;
   own.folders = {fs::path(task_path).parent_path().string()};
@@ -43,7 +44,7 @@ common::Fallible confine_untrusted_task(const std::string& task_path, const Chil
     own.folders.push_back((fs::is_directory(artifact, ec) ? artifact : artifact.parent_path()).string());
   }
   if (const pid_t runner = runner_ahead_pid(); runner > 0) own.system = {"/proc/" + std::to_string(runner)};
-  own.extra = cuda_cache(cuda);
+  own.extra = cache;
   if (const char* home = std::getenv("HOME")) own.home = home;
   std::vector<std::string> readable = runner::readable_roots(cuda, task::interpreter_paths());
   for (auto& root : compile::read_roots(own)) readable.push_back(std::move(root));

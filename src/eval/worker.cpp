@@ -147,13 +147,13 @@ class Server {
       warm_.pop_front();
     } else {
       if (!confined_task) drop_warm();  // warm children stay for the trusted tasks to come
-      current = spawn(child.device, runner, [task, child, key, &task_path](int report_fd, int request_fd) {
+      current = spawn(child.device, runner, [task, child, key, task_path](int report_fd, int request_fd) {
         ChildStart start;
         start.report_key = key;
-        if (task == nullptr && child.op != ChildOp::DEVICE_INFO) {
-          eval::run_child_loading_task(task_path, child, report_fd, request_fd, start);
-        } else {
+        if (task != nullptr) {
           eval::run_child(task, child, report_fd, request_fd, start);
+        } else {  // DEVICE_INFO, or a task this child loads itself (confined)
+          eval::run_child_loading_task(task_path, child, report_fd, request_fd, start);
         }
       });
       if (!current) return error_reply("cannot start an evaluation process in " + scratch_root_.string());

@@ -23,7 +23,8 @@ nlohmann::json could_not_evaluate(const std::string& task, const std::string& ca
 
 common::Expected<fs::path> JobFiles::task_file(const JobSpec& spec) const {
   const std::string name = file_name(spec.task_name, "task.py");
-  const fs::path dir = (spec.task_from_set ? root_ / "tasks" : untrusted_task_folder(root_)) / common::hash_hex(spec.task_source + "\n" + spec.task_manifest.dump() + "\n" + name);
+  const fs::path folder = spec.task_from_set ? root_ / "tasks" : untrusted_task_folder(root_);
+  const fs::path dir = folder / common::hash_hex(spec.task_source + "\n" + spec.task_manifest.dump() + "\n" + name);
   const fs::path file = dir / name;
   std::error_code ec;
   if (fs::is_regular_file(file, ec)) return file;
