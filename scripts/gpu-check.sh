@@ -19,7 +19,11 @@
 #                                   (--kernelbench-in-child, the default): load phase, the runner's start, timings
 #   scripts/gpu-check.sh kb         only the kernelbench format: the corpus, the examples' and the
 #                                   published-style candidates under each rule set (PUBLISHED_N caps
-#                                   the published set), then every shipped example
+#                                   the published set; KB_RULES picks the rule sets, KB_BATCH_S stops
+#                                   each batch in time), then every shipped example
+#   scripts/gpu-check.sh audit      the parity corpus (tests/audit_corpus/parity) under each rule set, then
+#                                   `kernelrl audit` on the published-style set (AUDIT_S stops it;
+#                                   AUDIT_RESUME=1 on the still-warm machine goes on from its records)
 #   scripts/gpu-check.sh fidelity   only the reference-vs-torch.cuda.Event timing comparison
 #   scripts/gpu-check.sh batch      only the native batch of 50, with and without the defenses, and
 #                                   its variants (nvcc as is; 1, 2, 8 workers; 2 children forked ahead);
@@ -91,7 +95,7 @@ case "$mode" in
   final | tests) targets="$engine_targets $([ "${FINAL_TESTS:-1}" = 0 ] || echo $gpu_test_targets)" ;;
   split) targets=kernelrl_process_split_bench ;;
   process) targets="$engine_targets eval_engine_gpu_test" ;;
-  confine | kb | service | soak | gpus | smoke) targets=$engine_targets ;;
+  confine | kb | audit | service | soak | gpus | smoke) targets=$engine_targets ;;
   *) targets="$engine_targets kernelrl_bench eval_device_screen_gpu_test" ;;  # batch, bench, fidelity
 esac
 [ -n "${WITH_GPU_TESTS:-}" ] && [ "$mode" = batch ] && targets=
@@ -117,7 +121,7 @@ reference_fidelity() {
 # rule set in one batch: counts by status and candidates/min per rule set. The strict batch runs
 # first; both reuse the builds of the GPU tests where those ran (KERNELRL_TEST_COMPILE_CACHE).
 kernelbench_batches() {
-  for rules in strict kernelbench; do
+  for rules in ${KB_RULES:-strict kernelbench}; do
     $python - "$rules" "${PUBLISHED_N:-1000}" <<'PY'
 import json, sys
 rules, n_published = sys.argv[1], int(sys.argv[2])
@@ -148,7 +152,7 @@ for path, limit in sources:
 json.dump(list(jobs.values()), open(f"/tmp/kb-batch-{rules}.json", "w"), indent=0)
 PY
     t0=$(date +%s.%N)
-    $bin eval --batch "/tmp/kb-batch-$rules.json" --check-expect --out "$out/kb-batch-$rules.jsonl" >"$logs/kb-batch-$rules.log" 2>&1
+    timeout "${KB_BATCH_S:-3600}" $bin eval --batch "/tmp/kb-batch-$rules.json" --check-expect --out "$out/kb-batch-$rules.jsonl" >"$logs/kb-batch-$rules.log" 2>&1
     rc=$?
     wall=$($python -c "import time; print(round(time.time() - $t0, 1))")
     note "kernelbench batch, rules $rules: rc $rc (1: a status differs from its expectation), $($python - "$out/kb-batch-$rules.jsonl" "$wall" <<'PY'
@@ -244,6 +248,27 @@ elif [ "$mode" = kb ]; then
   timeout "${EXAMPLES_S:-600}" $bin eval --batch examples/manifest.json --out "$out/examples.jsonl" >"$logs/examples.log" 2>&1
   note "examples (all entries): rc $? (124: stopped after EXAMPLES_S)"; tail -12 "$logs/examples.log" | tee -a "$summary"
   note "left over: processes '$(pgrep -af 'kernelrl' | grep -v pgrep | tr '\n' ';')', GPU memory used $(nvidia-smi --query-gpu=memory.used --format=csv,noheader)"
+elif [ "$mode" = audit ]; then
+  # KernelBench parity and `kernelrl audit` (docs/audit.md): the parity corpus under each rule set
+  # (--check-expect), then the audit of the published-style set tests/audit_corpus/make_solution_set.py
+  # writes, with AUDIT_WORKERS (12) evaluations at once. AUDIT_S (400) stops the audit in time; a
+  # second call on the still-warm machine with AUDIT_RESUME=1 skips the parity corpus and goes on
+  # from the records the first left in /tmp/audit-out.
+  if [ -z "${AUDIT_RESUME:-}" ]; then
+    t=$(date +%s)
+    timeout "${PARITY_S:-300}" $bin eval --batch tests/audit_corpus/parity/manifest.json --check-expect \
+      --workers "${AUDIT_WORKERS:-12}" --out "$out/parity.jsonl" >"$logs/parity.log" 2>&1
+    note "parity corpus: rc $? (1: a verdict differs from its expectation; 124: stopped) in $(( $(date +%s) - t )) s"
+    grep UNEXPECTED "$logs/parity.log" | head -20 | tee -a "$summary"
+    tail -30 "$logs/parity.log" | grep -v UNEXPECTED | tee -a "$summary"
+  fi
+  $python tests/audit_corpus/make_solution_set.py /tmp/audit-set.jsonl >>"$logs/audit.log" 2>&1
+  t=$(date +%s)
+  timeout "${AUDIT_S:-400}" $bin audit /tmp/audit-set.jsonl --tasks tasks --out /tmp/audit-out \
+    --workers "${AUDIT_WORKERS:-12}" >"$out/audit-table.txt" 2>>"$logs/audit.log"
+  note "audit: rc $? (124: stopped after AUDIT_S; call again with AUDIT_RESUME=1) in $(( $(date +%s) - t )) s, $(wc -l </tmp/audit-out/records.jsonl) records"
+  cp /tmp/audit-out/records.jsonl /tmp/audit-out/audit.json /tmp/audit-out/audit.html "$out/" 2>/dev/null
+  tail -10 "$out/audit-table.txt" | tee -a "$summary"
 elif [ "$mode" = smoke ]; then
   # The engine alone (no test binaries): each native example apart (the default) and in the child,
   # then the corpus entries of the isolation design's GPU classes; one line each.

@@ -57,7 +57,7 @@ class ServiceEvaluator:
     client: ServiceClient
     format: str = "native"
     options: Dict[str, Any] = field(default_factory=dict)  # a job's `options` (docs/service.md)
-    rules: Optional[str] = None                             # "strict" | "kernelbench"
+    rules: Optional[str] = None                             # "strict" | "kernelbench" | "observe"
     device: Optional[str] = None                            # "cuda" | "cpu"
     timeout_s: float = 3600.0
 

@@ -20,9 +20,10 @@ constexpr std::array<std::pair<Format, std::string_view>, 3> kFormatNames{{
     {Format::HOST, "host"},
     {Format::KERNELBENCH, "kernelbench"},
 }};
-constexpr std::array<std::pair<RuleSet, std::string_view>, 2> kRuleSetNames{{
+constexpr std::array<std::pair<RuleSet, std::string_view>, 3> kRuleSetNames{{
     {RuleSet::STRICT, "strict"},
     {RuleSet::KERNELBENCH, "kernelbench"},
+    {RuleSet::OBSERVE, "observe"},
 }};
 
 template <class E, std::size_t N>

@@ -25,12 +25,19 @@ enum class Format { NATIVE, HOST, KERNELBENCH };
 // for RL: the candidate's own kernels do all the work (no PyTorch operators in its calls beyond
 // allocating, viewing, copying and filling). KERNELBENCH: KernelBench's own acceptance, for
 // re-checking published solutions: PyTorch operators may do part of the work, but a kernel of the
-// candidate's own must be there. Both keep every correctness, timing and isolation defense.
-enum class RuleSet { STRICT, KERNELBENCH };
+// candidate's own must be there. OBSERVE, for `kernelrl audit`: KernelBench's acceptance without
+// its try/except refusal, so a solution with a fallback runs and its record says what each call ran
+// (isolation.candidate_process.calls): a solution is measured, never rewarded, under it. All three
+// keep every correctness, timing and isolation defense.
+enum class RuleSet { STRICT, KERNELBENCH, OBSERVE };
+
+// KERNELBENCH and OBSERVE: judged at KernelBench's tolerances, PyTorch operators allowed, a kernel
+// of the candidate's own required.
+inline bool kernelbench_acceptance(RuleSet r) { return r != RuleSet::STRICT; }
 
 std::string_view to_string(Status s);
 std::string_view to_string(Format f);  // "native", "host", "kernelbench"
-std::string_view to_string(RuleSet r);  // "strict", "kernelbench"
+std::string_view to_string(RuleSet r);  // "strict", "kernelbench", "observe"
 std::optional<Status> parse_status(std::string_view s);
 std::optional<Format> parse_format(std::string_view s);
 std::optional<RuleSet> parse_rule_set(std::string_view s);

@@ -27,10 +27,14 @@ struct Job {
   std::promise<CompileResult> promise;
 };
 
-// Everything that can change a compile's result, except the display name.
+// Everything that can change a compile's result, except the display name: the static checks'
+// rule set and system-access rules too, so the same file asked for under two rule sets at once
+// gets each its own verdict (the build itself is shared through the cache).
 std::string request_key(const std::string& source, const CompileOptions& o) {
   nlohmann::json j = {
       {"format", std::string(common::to_string(o.format))},
+      {"rules", std::string(common::to_string(o.rules))},
+      {"system_access_check", o.system_access_check},
       {"cuda_arch", o.cuda_arch},
       {"time_limit_ms", o.time_limit.count()},
       {"memory_limit_bytes", o.memory_limit_bytes},

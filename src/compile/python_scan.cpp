@@ -340,16 +340,20 @@ std::string blank_python_literals(std::string_view s) {
   return out;
 }
 
+bool has_try_statement(std::string_view source) { return find_try(blank_python_literals(source)).has_value(); }
+
 std::optional<PythonRuleBreak> kernelbench_rule_break(std::string_view source, bool system_access,
                                                       common::RuleSet rules) {
   const std::string code = blank_python_literals(source);
   if (auto b = find_non_ascii_code(code)) return b;
-  if (auto b = find_try(code)) return b;
+  if (rules != common::RuleSet::OBSERVE) {
+    if (auto b = find_try(code)) return b;
+  }
   if (auto b = find_inherited_reference(code)) return b;
   if (auto b = find_reference_use(code)) return b;
   if (auto b = find_concurrency(code)) return b;
   if (auto b = find_interception(code)) return b;
-  if (rules == common::RuleSet::KERNELBENCH) {
+  if (common::kernelbench_acceptance(rules)) {
     if (auto b = find_missing_kernel(source, code)) return b;
   }
   return system_access ? find_system_access(code) : std::nullopt;

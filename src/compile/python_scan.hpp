@@ -28,14 +28,18 @@ struct PythonRuleBreak {
   std::string reason;  // what a model can read and fix
 };
 
-// The first rule a kernelbench candidate breaks, or nullopt. Both rule sets: no try, no use of the
+// The first rule a kernelbench candidate breaks, or nullopt. Every rule set: no use of the
 // reference class, no threads/processes/streams, no tensor subclasses, dispatch or function modes
-// or global module hooks. KERNELBENCH also asks for a kernel of the candidate's own (a __global__
+// or global module hooks; no try but under OBSERVE (which records what each call ran instead).
+// KERNELBENCH and OBSERVE also ask for a kernel of the candidate's own (a __global__
 // function or cpp_sources built by load_inline), since PyTorch operators may then do part of the
 // work (STRICT's operator audit refuses them at run time). `system_access`: the rules on reaching
 // the process (imports, os/sys/..., open/eval/getattr, dunders) too; false only to test the sandbox
 // behind them.
 std::optional<PythonRuleBreak> kernelbench_rule_break(std::string_view source, bool system_access = true,
                                                       common::RuleSet rules = common::RuleSet::STRICT);
+
+// Whether the code has a try statement (outside strings and comments): a fallback, as the rules read it.
+bool has_try_statement(std::string_view source);
 
 }  // namespace kernelrl::compile::detail

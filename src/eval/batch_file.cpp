@@ -72,7 +72,7 @@ common::Expected<std::vector<BatchEntry>> read_batch_file(const fs::path& path) 
     }
     if (e.contains("rules")) {
       auto r = common::parse_rule_set(e["rules"].is_string() ? e["rules"].get<std::string>() : std::string());
-      if (!r) return common::make_error(where + ": \"rules\" must be strict or kernelbench");
+      if (!r) return common::make_error(where + ": \"rules\" must be strict, kernelbench or observe");
       b.job.rules = r;
     }
     if (e.contains("expect")) {

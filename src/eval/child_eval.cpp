@@ -9,6 +9,7 @@
 
 #include "common/line_io.hpp"
 #include "common/report_mac.hpp"
+#include "eval/child_context.hpp"
 #include "eval/child_phases.hpp"
 #include "eval/child_task_confinement.hpp"
 #if KERNELRL_EVAL_CUDA_KERNELS
@@ -16,6 +17,7 @@
 #endif
 #include "eval/gpu.hpp"
 #include "eval/phases.hpp"
+#include "eval/runner_candidate.hpp"
 #include "eval/time_limits.hpp"
 #include "sandbox/child_process.hpp"
 
@@ -86,6 +88,23 @@ EvalResult observed_result(const ChildRequest& req, Observations obs) {
   return r;
 }
 
+// Whatever the verdict, a candidate in a process of its own leaves in the record what its calls ran
+// (isolation.candidate_process.calls, eval/call_evidence.hpp).
+struct WriteCallEvidence {
+  const LoadedCandidate& loaded;
+  Observations& obs;
+  ~WriteCallEvidence() {
+    if (const auto* runner = dynamic_cast<const RunnerCandidate*>(loaded.candidate.get())) {
+      obs.isolation["candidate_process"]["calls"] = runner->call_evidence();
+    }
+  }
+};
+
+// The last call's record is judged (and counted) like every other's, before a verdict of OK.
+void settle_last_call(const LoadedCandidate& loaded) {
+  if (loaded.candidate->in_another_process()) check_between_calls(*loaded.candidate);
+}
+
 // Load, correctness and, when asked, timing, in order; the first verdict ends them. Sets
 // `candidate_code_ran` the moment the candidate's code first runs in this process, and
 // `timings` when timing finished.
@@ -104,17 +123,22 @@ std::optional<Verdict> run_phases(const ChildSetup& s, Reporter& rep, Observatio
   auto not_loaded = load_candidate(s, loaded, obs);
   obs.phases_ms["load"] = ms_since(t_load);
   if (not_loaded) return not_loaded;
+  const WriteCallEvidence write_evidence{loaded, obs};
   if (auto verdict = tampered(loaded)) return verdict;
 
   rep.phase(Phase::CORRECTNESS);
   std::vector<InputSet> sets;
   if (auto verdict = check_correctness(s, loaded, sets, obs)) return verdict;
-  if (!s.req.options.time_kernels) return std::nullopt;
+  if (!s.req.options.time_kernels) {
+    settle_last_call(loaded);
+    return std::nullopt;
+  }
 
   rep.phase(Phase::TIMING);
   auto timed = time_candidate(s, loaded, sets, obs);
   if (auto* verdict = std::get_if<Verdict>(&timed)) return *verdict;
   timings = std::get<Timings>(timed);
+  settle_last_call(loaded);
   return std::nullopt;
 }
 

@@ -346,7 +346,7 @@ common::Expected<EvalResult> Engine::finish(const EvalJob& job, Prepared& p) {
   r.candidate = job.candidate.string();
   r.format = std::string(common::to_string(p.format));
   r.rules = std::string(common::to_string(p.rules));
-  if (p.format == common::Format::KERNELBENCH && p.rules == common::RuleSet::KERNELBENCH) {
+  if (p.format == common::Format::KERNELBENCH && common::kernelbench_acceptance(p.rules)) {
     if (auto source = common::read_file(job.candidate, kMaxCandidateBytes)) {
       const std::string precision = options_for(job).precision;
       r.warnings = compile::kernelbench_warnings(*source, precision.empty() || precision == "fp32");

@@ -252,9 +252,8 @@ void RunnerCandidate::call_requested() {
   record_pending_ = true;
 }
 
-std::optional<std::string> RunnerCandidate::refused_by_record() const {
+std::optional<std::string> RunnerCandidate::refused_by_record(const nlohmann::json& record) const {
   if (!rules_.torch_operators && !rules_.foreign_kernels) return std::nullopt;
-  const nlohmann::json record = nlohmann::json::parse(runner::read_audit_text(h_), nullptr, false);
   if (!record.is_object()) {
     return "the candidate's process gave no record of the call's operators and kernels (its record below Python was "
            "overwritten)";
@@ -306,7 +305,9 @@ std::optional<std::string> RunnerCandidate::refusal_between_calls() {
   if (record_pending_) {
     record_pending_ = false;
     request(Op::RECORD);
-    if (auto refused = refused_by_record()) return refused;
+    const nlohmann::json record = nlohmann::json::parse(runner::read_audit_text(h_), nullptr, false);
+    evidence_.add(record);
+    if (auto refused = refused_by_record(record)) return refused;
   }
   if (still_running_) {
     return "the candidate's process was still running " + std::to_string(kAsleepWithin.count()) +

@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "eval/call_evidence.hpp"
 #include "eval/candidate.hpp"
 #include "eval/outside_windows.hpp"
 #include "runner/protocol.hpp"
@@ -84,6 +85,8 @@ class RunnerCandidate : public Candidate {
   std::optional<std::string> refusal_between_calls() override;
   // What the child saw of the runner between requests: its CPU time there (max, total).
   nlohmann::json outside_calls_record() const;
+  // What its calls ran, from the records of those judged so far (eval/call_evidence.hpp).
+  nlohmann::json call_evidence() const { return evidence_.to_json(); }
 
  protected:
   enum class Group { PARAMS, INPUTS, OUTPUTS };  // laid out in this order in the data region
@@ -95,8 +98,8 @@ class RunnerCandidate : public Candidate {
   common::Fallible stage_tensors(std::vector<pybind11::object>& inputs, std::vector<pybind11::object>& outputs);
   common::Fallible place(std::vector<pybind11::object>& values, Group group);
   pybind11::object over(std::byte* at, const pybind11::object& like) const;
-  // The last CALL's record (the runner's audit text): a refusal under `rules_`, or nullopt.
-  std::optional<std::string> refused_by_record() const;
+  // A CALL's record (the runner's audit text, parsed): a refusal under `rules_`, or nullopt.
+  std::optional<std::string> refused_by_record(const nlohmann::json& record) const;
 
  private:
   // The runner's CPU time in nanoseconds (-1 where it cannot be read: gone): its first thread's (the
@@ -116,6 +119,7 @@ class RunnerCandidate : public Candidate {
   pid_t pid_;
   RunnerMemory memory_;
   CallRules rules_;
+  CallEvidence evidence_;
   int threads_ = 1;
   std::uint32_t seq_ = 1;
   clockid_t cpu_clock_{};

@@ -167,7 +167,7 @@ std::variant<JobSpec, RequestError> parse_job_request(const nlohmann::json& j, c
   }
   if (s["rules"]) {
     spec.rules = common::parse_rule_set(*s["rules"]);
-    if (!spec.rules) return bad(where + ".rules: '" + *s["rules"] + "' is not one of strict, kernelbench");
+    if (!spec.rules) return bad(where + ".rules: '" + *s["rules"] + "' is not one of strict, kernelbench, observe");
   }
   if (s["device"]) {
     if (*s["device"] != "cuda" && *s["device"] != "cpu") {

@@ -47,6 +47,25 @@ TEST_F(compile_pool, PoolCompilesDistinctCandidatesAndSharesIdenticalOnes) {
   for (auto& f : second) EXPECT_EQ(f.get().status, Status::OK);
 }
 
+// The same file under two rule sets (or with and without the system-access rules) is two requests:
+// their static checks differ, so neither may take the other's verdict (an audit asks for one file
+// under strict, kernelbench and observe at once).
+TEST_F(compile_pool, RequestsUnderOtherRulesAreNotShared) {
+  Compiler c = compiler();
+  CompilePool pool(c, 1);
+  CompileOptions strict = host_options(), observe = host_options(), unchecked = host_options();
+  observe.rules = common::RuleSet::OBSERVE;
+  unchecked.system_access_check = false;
+  auto a = pool.submit(host_candidate(300), "a.cpp", strict);
+  auto b = pool.submit(host_candidate(300), "a.cpp", observe);
+  auto d = pool.submit(host_candidate(300), "a.cpp", unchecked);
+  auto e = pool.submit(host_candidate(300), "a.cpp", strict);
+  EXPECT_NE(&a.get(), &b.get());
+  EXPECT_NE(&a.get(), &d.get());
+  EXPECT_EQ(&a.get(), &e.get());
+  EXPECT_EQ(b.get().status, Status::OK) << b.get().message;
+}
+
 TEST_F(compile_pool, PoolDestructorFinishesQueuedWork) {
   Compiler c = compiler();
   std::vector<std::shared_future<CompileResult>> futures;

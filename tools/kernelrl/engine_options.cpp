@@ -27,8 +27,8 @@ void add_engine_options(CLI::App* cmd, eval::EngineConfig& config) {
   auto& o = config.options;
   cmd->add_option("--device", o.device, "auto, cuda or cpu")->capture_default_str();
   cmd->add_option("--trials", o.n_trials, "correctness trials on fresh random inputs")->capture_default_str();
-  cmd->add_option("--atol", o.atol, "absolute tolerance for float outputs (default per dtype: 1e-2 for float32; 1e-4 under --rules kernelbench)");
-  cmd->add_option("--rtol", o.rtol, "relative tolerance for float outputs (default per dtype: 1e-2 for float32; 1e-4 under --rules kernelbench)");
+  cmd->add_option("--atol", o.atol, "absolute tolerance for float outputs (default per dtype: 1e-2 for float32; 1e-4 under --rules kernelbench or observe)");
+  cmd->add_option("--rtol", o.rtol, "relative tolerance for float outputs (default per dtype: 1e-2 for float32; 1e-4 under --rules kernelbench or observe)");
   cmd->add_option("--warmup", o.n_warmup, "untimed calls before timing")->capture_default_str();
   cmd->add_option("--min-reps", o.min_reps, "timed calls at least")->capture_default_str();
   cmd->add_option("--max-reps", o.max_reps, "timed calls at most")->capture_default_str();
@@ -40,12 +40,13 @@ void add_engine_options(CLI::App* cmd, eval::EngineConfig& config) {
          "--rules",
          [&config](const std::string& name) {
            auto rules = common::parse_rule_set(name);
-           if (!rules) throw CLI::ValidationError("--rules", "'" + name + "' is not a rule set: strict or kernelbench");
+           if (!rules) throw CLI::ValidationError("--rules", "'" + name + "' is not a rule set: strict, kernelbench or observe");
            config.rules = *rules;
          },
          "kernelbench candidates: strict (default, for RL: the candidate's own kernels do all the work) or "
          "kernelbench (KernelBench's acceptance, for re-checking published solutions: PyTorch operators may do "
-         "part of the work); every correctness and timing defense applies to both")
+         "part of the work) or observe (kernelbench without its try/except refusal: what each call ran is recorded, "
+         "as `kernelrl audit` uses it); every correctness and timing defense applies to all three")
       ->default_str("strict");
   cmd->add_option("--precision", o.precision,
                   "kernelbench: cast both models and the floating-point inputs to fp32, fp16 or bf16 before "

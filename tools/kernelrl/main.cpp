@@ -5,7 +5,7 @@
 // file, no device; `report`: unreadable trajectories or Chart.js file; `rollout`: a failure that
 // stopped the run, or no HTTP policy in this build), 64 usage error. `eval --batch --check-expect` exits 1 when a status differs
 // from the entry's "expect"; `tasks check` exits 1 when a task fails its checks; `doctor` exits 2 when
-// the engine cannot start.
+// the engine cannot start; `audit` exits 2 when the solution set, the tasks or the engine cannot be used.
 #include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <iostream>
@@ -14,6 +14,7 @@
 
 #include "eval/worker.hpp"
 #include "rollout/env_protocol.hpp"
+#include "audit_command.hpp"
 #include "doctor_command.hpp"
 #include "engine_options.hpp"
 #include "eval_command.hpp"
@@ -80,6 +81,11 @@ int main(int argc, char** argv) {
     cli::add_engine_options(sub, config);
   }
 
+  cli::AuditArgs audit_args;
+  auto* audit_cmd = cli::add_audit_command(app, audit_args);
+  cli::add_compile_options(audit_cmd, a);
+  cli::add_engine_options(audit_cmd, config);
+
   cli::ReportArgs report_args;
   auto* report_cmd = cli::add_report_command(app, report_args);
 
@@ -123,6 +129,7 @@ int main(int argc, char** argv) {
   }
 
   if (eval_cmd->parsed()) return cli::run_eval(a, config);
+  if (audit_cmd->parsed()) return cli::run_audit(*audit_cmd, audit_args, a, config);
   if (report_cmd->parsed()) return cli::run_report(*report_cmd, report_args);
   if (rollout_cmd->parsed()) return cli::run_rollout(rollout_args, config, a, eval_service);
   if (train_cmd->parsed()) {

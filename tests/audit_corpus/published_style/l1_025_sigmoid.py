@@ -1,0 +1,48 @@
+# Published-style solution for tasks/level1/025_sigmoid.py: CUDA-L1 style, one source string with the
+# kernel and its wrapper, one thread per element, default stream. Expected: strict OK, kernelbench OK.
+import torch
+import torch.nn as nn
+from torch.utils.cpp_extension import load_inline
+
+sigmoid_source = """
+#include <torch/extension.h>
+#include <cuda_runtime.h>
+
+__global__ void sigmoid_kernel(const float* __restrict__ x, float* __restrict__ out, long long size) {
+    long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx < size) {
+        out[idx] = 1.0f / (1.0f + expf(-x[idx]));
+    }
+}
+
+torch::Tensor sigmoid_cuda(torch::Tensor x) {
+    auto x_c = x.contiguous();
+    auto out = torch::empty_like(x_c);
+    long long size = x_c.numel();
+    const int block_size = 256;
+    const long long num_blocks = (size + block_size - 1) / block_size;
+    sigmoid_kernel<<<num_blocks, block_size>>>(x_c.data_ptr<float>(), out.data_ptr<float>(), size);
+    return out;
+}
+"""
+
+sigmoid_cpp_source = "torch::Tensor sigmoid_cuda(torch::Tensor x);"
+
+sigmoid = load_inline(
+    name="audit_pub_l1_025_sigmoid",
+    cpp_sources=sigmoid_cpp_source,
+    cuda_sources=sigmoid_source,
+    functions=["sigmoid_cuda"],
+    verbose=False,
+    extra_cflags=[""],
+    extra_ldflags=[""],
+)
+
+
+class ModelNew(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.sigmoid = sigmoid
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.sigmoid.sigmoid_cuda(x)
