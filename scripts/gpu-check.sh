@@ -22,8 +22,8 @@
 #                                   the published set; KB_RULES picks the rule sets, KB_BATCH_S stops
 #                                   each batch in time), then every shipped example
 #   scripts/gpu-check.sh audit      the parity corpus (tests/audit_corpus/parity) under each rule set, then
-#                                   `kernelrl audit` on the published-style set (AUDIT_S stops it;
-#                                   AUDIT_RESUME=1 on the still-warm machine goes on from its records)
+#                                   `kernelrl audit` on the published-style set (PARITY_S, AUDIT_S stop
+#                                   them; a second call on the still-warm machine goes on from their records)
 #   scripts/gpu-check.sh fidelity   only the reference-vs-torch.cuda.Event timing comparison
 #   scripts/gpu-check.sh batch      only the native batch of 50, with and without the defenses, and
 #                                   its variants (nvcc as is; 1, 2, 8 workers; 2 children forked ahead);
@@ -250,23 +250,34 @@ elif [ "$mode" = kb ]; then
   note "left over: processes '$(pgrep -af 'kernelrl' | grep -v pgrep | tr '\n' ';')', GPU memory used $(nvidia-smi --query-gpu=memory.used --format=csv,noheader)"
 elif [ "$mode" = audit ]; then
   # KernelBench parity and `kernelrl audit` (docs/audit.md): the parity corpus under each rule set
-  # (--check-expect), then the audit of the published-style set tests/audit_corpus/make_solution_set.py
-  # writes, with AUDIT_WORKERS (12) evaluations at once. AUDIT_S (400) stops the audit in time; a
-  # second call on the still-warm machine with AUDIT_RESUME=1 skips the parity corpus and goes on
-  # from the records the first left in /tmp/audit-out.
-  if [ -z "${AUDIT_RESUME:-}" ]; then
-    t=$(date +%s)
-    timeout "${PARITY_S:-300}" $bin eval --batch tests/audit_corpus/parity/manifest.json --check-expect \
-      --workers "${AUDIT_WORKERS:-12}" --out "$out/parity.jsonl" >"$logs/parity.log" 2>&1
-    note "parity corpus: rc $? (1: a verdict differs from its expectation; 124: stopped) in $(( $(date +%s) - t )) s"
-    grep UNEXPECTED "$logs/parity.log" | head -20 | tee -a "$summary"
-    tail -30 "$logs/parity.log" | grep -v UNEXPECTED | tee -a "$summary"
-  fi
+  # (expectations checked), then the audit of the published-style set tests/audit_corpus/make_solution_set.py
+  # writes, AUDIT_WORKERS (12) evaluations at once. PARITY_S (300) and AUDIT_S (400) stop each in
+  # time; both keep their records in /tmp, so a second call on the still-warm machine goes on where
+  # the first stopped.
+  t=$(date +%s)
+  timeout "${PARITY_S:-300}" $bin eval --batch tests/audit_corpus/parity/manifest.json --check-expect --resume \
+    --workers "${AUDIT_WORKERS:-12}" --out /tmp/audit-parity.jsonl >"$logs/parity.log" 2>&1
+  note "parity corpus: rc $? (1: a verdict differs from its expectation; 124: stopped) in $(( $(date +%s) - t )) s"
+  cp /tmp/audit-parity.jsonl "$out/parity.jsonl"
+  $python - /tmp/audit-parity.jsonl <<'PY' | tee -a "$summary"
+import collections, json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip().startswith("{")]
+print(f"parity: {len(rows)} records, {sum(1 for r in rows if r.get('as_expected'))} as expected")
+for r in rows:
+    if not r.get("as_expected"):
+        calls = r.get("isolation", {}).get("candidate_process", {}).get("calls")
+        print(f"  UNEXPECTED {r['candidate'].split('/')[-1]} [{r.get('rules')}]: {r.get('status')} expected {r.get('expect')}: "
+              f"{(r.get('error') or {}).get('message', r.get('could_not_evaluate', ''))[:200]}")
+for r in rows:
+    calls = r.get("isolation", {}).get("candidate_process", {}).get("calls")
+    if r.get("rules") == "observe" and calls:
+        print(f"  observe {r['candidate'].split('/')[-1]}: {r.get('status')} {json.dumps(calls)}")
+PY
   $python tests/audit_corpus/make_solution_set.py /tmp/audit-set.jsonl >>"$logs/audit.log" 2>&1
   t=$(date +%s)
   timeout "${AUDIT_S:-400}" $bin audit /tmp/audit-set.jsonl --tasks tasks --out /tmp/audit-out \
     --workers "${AUDIT_WORKERS:-12}" >"$out/audit-table.txt" 2>>"$logs/audit.log"
-  note "audit: rc $? (124: stopped after AUDIT_S; call again with AUDIT_RESUME=1) in $(( $(date +%s) - t )) s, $(wc -l </tmp/audit-out/records.jsonl) records"
+  note "audit: rc $? (124: stopped after AUDIT_S; call again to go on) in $(( $(date +%s) - t )) s, $(wc -l </tmp/audit-out/records.jsonl) records"
   cp /tmp/audit-out/records.jsonl /tmp/audit-out/audit.json /tmp/audit-out/audit.html "$out/" 2>/dev/null
   tail -10 "$out/audit-table.txt" | tee -a "$summary"
 elif [ "$mode" = smoke ]; then

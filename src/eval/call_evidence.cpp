@@ -24,44 +24,44 @@ std::int64_t count(const nlohmann::json& o, const char* key) {
 }  // namespace
 
 void CallEvidence::add(const nlohmann::json& record) {
-  ++calls_;
+  ++n_calls_;
   if (!record.is_object()) return;
-  ++records_;
+  ++n_records_;
   const auto ops = record.find("ops");
   if (ops != record.end() && ops->is_object()) {
+    ++n_op_records_;
     ops_intact_ = ops_intact_ && ops->value("intact", false);
     const auto refused = ops->find("refused");
     if (refused != ops->end() && refused->is_array() && !refused->empty()) {
-      ++with_refused_ops_;
+      ++n_with_refused_ops_;
       add_names(refused_ops_, *refused);
     }
-  } else {
-    ops_intact_ = false;
   }
   const auto launches = record.find("launches");
   if (launches == record.end() || !launches->is_object()) return;
-  ++launch_records_;
+  ++n_launch_records_;
   launches_intact_ = launches_intact_ && launches->value("audit_intact", false);
   // A graph launched replays kernels judged when they were captured or added (launch_audit.hpp):
   // foreign ones were counted then, so a replay with no foreign kernel ran the candidate's.
-  if (count(*launches, "n_own") > 0 || count(*launches, "n_graph_launches") > 0) ++with_own_kernels_;
+  if (count(*launches, "n_own") > 0 || count(*launches, "n_graph_launches") > 0) ++n_with_own_kernels_;
   if (count(*launches, "n_foreign") + count(*launches, "n_foreign_between_calls") > 0) {
-    ++with_foreign_kernels_;
+    ++n_with_foreign_kernels_;
     add_names(foreign_kernels_, launches->value("foreign_kernels", nlohmann::json()));
   }
 }
 
 nlohmann::json CallEvidence::to_json() const {
-  nlohmann::json j = {{"calls", calls_},
-                      {"records", records_},
-                      {"ops_intact", ops_intact_},
-                      {"with_refused_ops", with_refused_ops_},
-                      {"refused_ops", refused_ops_}};
-  if (launch_records_ > 0 && launch_records_ == records_) {
+  nlohmann::json j = {{"calls", n_calls_}, {"records", n_records_}};
+  if (n_op_records_ > 0 && n_op_records_ == n_records_) {
+    j["ops_intact"] = ops_intact_;
+    j["with_refused_ops"] = n_with_refused_ops_;
+    j["refused_ops"] = refused_ops_;
+  }
+  if (n_launch_records_ > 0 && n_launch_records_ == n_records_) {
     j["launches_intact"] = launches_intact_;
-    j["with_own_kernels"] = with_own_kernels_;
-    j["without_own_kernels"] = launch_records_ - with_own_kernels_;
-    j["with_foreign_kernels"] = with_foreign_kernels_;
+    j["with_own_kernels"] = n_with_own_kernels_;
+    j["without_own_kernels"] = n_launch_records_ - n_with_own_kernels_;
+    j["with_foreign_kernels"] = n_with_foreign_kernels_;
     j["foreign_kernels"] = foreign_kernels_;
   }
   return j;

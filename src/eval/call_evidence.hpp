@@ -20,14 +20,19 @@ class CallEvidence {
   // as a call without a readable record).
   void add(const nlohmann::json& record);
 
-  // {"calls", "records", "ops_intact", "with_refused_ops", "refused_ops", and on a GPU (a launch
-  // record in every call) "launches_intact", "with_own_kernels", "without_own_kernels",
-  // "with_foreign_kernels", "foreign_kernels"}. Name lists hold each name once, the first 8.
+  // {"calls", "records", then where every record has an operator record (kernelbench)
+  // "ops_intact", "with_refused_ops", "refused_ops", and where every record has a launch record (a
+  // GPU) "launches_intact", "with_own_kernels", "without_own_kernels", "with_foreign_kernels",
+  // "foreign_kernels"}. Name lists hold each name once, the first 8.
   nlohmann::json to_json() const;
 
+  // Whether any call gave a record (a host candidate's runner records nothing).
+  bool any_record() const { return n_records_ > 0; }
+
  private:
-  std::int64_t calls_ = 0, records_ = 0, with_refused_ops_ = 0;
-  std::int64_t launch_records_ = 0, with_own_kernels_ = 0, with_foreign_kernels_ = 0;
+  std::int64_t n_calls_ = 0, n_records_ = 0;
+  std::int64_t n_op_records_ = 0, n_with_refused_ops_ = 0;
+  std::int64_t n_launch_records_ = 0, n_with_own_kernels_ = 0, n_with_foreign_kernels_ = 0;
   bool ops_intact_ = true, launches_intact_ = true;
   std::vector<std::string> refused_ops_, foreign_kernels_;
 };

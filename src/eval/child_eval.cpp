@@ -94,8 +94,9 @@ struct WriteCallEvidence {
   const LoadedCandidate& loaded;
   Observations& obs;
   ~WriteCallEvidence() {
-    if (const auto* runner = dynamic_cast<const RunnerCandidate*>(loaded.candidate.get())) {
-      obs.isolation["candidate_process"]["calls"] = runner->call_evidence();
+    const auto* runner = dynamic_cast<const RunnerCandidate*>(loaded.candidate.get());
+    if (runner && runner->call_evidence().any_record()) {
+      obs.isolation["candidate_process"]["calls"] = runner->call_evidence().to_json();
     }
   }
 };

@@ -86,7 +86,7 @@ class RunnerCandidate : public Candidate {
   // What the child saw of the runner between requests: its CPU time there (max, total).
   nlohmann::json outside_calls_record() const;
   // What its calls ran, from the records of those judged so far (eval/call_evidence.hpp).
-  nlohmann::json call_evidence() const { return evidence_.to_json(); }
+  const CallEvidence& call_evidence() const { return evidence_; }
 
  protected:
   enum class Group { PARAMS, INPUTS, OUTPUTS };  // laid out in this order in the data region

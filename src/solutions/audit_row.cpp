@@ -49,9 +49,17 @@ void read_evidence(AuditRow& row, const json& observe) {
   if (!calls.is_object() || calls.value("calls", 0) == 0) return;
   const std::int64_t n = calls.value("calls", 0);
   const bool gpu = calls.contains("with_own_kernels");
-  if (calls.value("records", 0) < n || !calls.value("ops_intact", false) || (gpu && !calls.value("launches_intact", false))) {
-    row.own_kernel = "record incomplete (" + std::to_string(calls.value("records", 0)) + " of " + std::to_string(n) +
-                     " calls, intact " + (calls.value("ops_intact", false) ? "ops" : "-") + ")";
+  // Evidence with a hole says so instead of a reading.
+  if (calls.value("records", 0) < n) {
+    row.own_kernel = "no record of " + std::to_string(n - calls.value("records", 0)) + " of " + std::to_string(n) + " calls";
+    return;
+  }
+  if (!calls.value("ops_intact", false)) {
+    row.own_kernel = "operator record switched off";
+    return;
+  }
+  if (gpu && !calls.value("launches_intact", false)) {
+    row.own_kernel = "launch record switched off";
     return;
   }
   if (gpu) {

@@ -52,9 +52,13 @@ TEST(CallEvidence, AMissingOrSwitchedOffRecordIsSaid) {
   EXPECT_EQ(j["calls"], 2);
   EXPECT_EQ(j["records"], 1);
   EXPECT_FALSE(j["launches_intact"]);
-  CallEvidence no_ops;
-  no_ops.add(json{{"launches", gpu_call(1, 0)["launches"]}});
-  EXPECT_FALSE(no_ops.to_json()["ops_intact"]);
+  CallEvidence native;  // a native candidate's runner records launches only
+  native.add(json{{"launches", gpu_call(1, 0)["launches"]}});
+  EXPECT_FALSE(native.to_json().contains("ops_intact"));
+  EXPECT_EQ(native.to_json()["with_own_kernels"], 1);
+  CallEvidence host;  // a host candidate's runner records nothing
+  host.add(json());
+  EXPECT_FALSE(host.any_record());
 }
 
 }  // namespace
