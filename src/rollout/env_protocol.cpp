@@ -171,7 +171,7 @@ json EnvProtocol::prompt(const json& request) {
       throw FieldError{where + e.message};
     }
   }
-  const BuiltPrompt p = build_prompt(**t, field<std::string>(request, "task_source"), previous, turn, config);
+  const BuiltPrompt p = build_prompt(**t, field<std::string>(request, "task_source"), previous, config);
   json messages = json::array();
   for (const auto& m : p.messages) messages.push_back({{"role", m.role}, {"content", m.content}});
   return {{"messages", messages}, {"n_attempts_shown", p.n_attempts_shown}, {"n_attempts_dropped", p.n_attempts_dropped}};

@@ -123,10 +123,10 @@ std::string feedback_line(const std::optional<std::string>& parse_error, const e
 std::string no_response_line(const std::string& policy_error) { return "no response: " + policy_error; }
 
 BuiltPrompt build_prompt(const PromptTemplates& t, const std::string& task_source, const std::vector<Attempt>& previous,
-                         int turn, const PromptConfig& config, const policy::TokenBudget* tokens) {
+                         const PromptConfig& config, const policy::TokenBudget* tokens) {
   const std::string rules = fill(t.format_rules, {{"gpu", config.gpu}});  // the GPU is the native and kernelbench formats'
   std::string head = fill(t.base, {{"gpu", config.gpu}, {"format_rules", rules}, {"task_source", task_source}});
-  if (turn <= 1) head += "\n" + fill(t.one_shot, {{"example", t.example}});
+  head += "\n" + fill(t.one_shot, {{"example", t.example}});  // every turn (issue 41)
   std::vector<std::string> shown;
   for (std::size_t i = 0; i < previous.size(); ++i) {
     shown.push_back(fill(t.attempt, {{"number", std::to_string(i + 1)},

@@ -66,10 +66,12 @@ struct BuiltPrompt {
   bool fits = true;  // false: over the token budget even without any earlier attempt
 };
 
-// The prompt of turn `turn` (1-based) given the earlier attempts, oldest first. Attempts are
-// dropped, oldest first, until the prompt fits config.max_chars and, given `tokens`, its budget.
+// The prompt of a turn given the earlier attempts of its trajectory, oldest first (none: turn 1).
+// Every turn's prompt starts as turn 1's, the one-shot example included, so a model trained on
+// first turns meets the prompt it knows with the attempts added. Attempts are dropped, oldest
+// first, until the prompt fits config.max_chars and, given `tokens`, its budget.
 BuiltPrompt build_prompt(const PromptTemplates& templates, const std::string& task_source,
-                         const std::vector<Attempt>& previous, int turn, const PromptConfig& config = {},
+                         const std::vector<Attempt>& previous, const PromptConfig& config = {},
                          const policy::TokenBudget* tokens = nullptr);
 
 // Replaces every {name} of the template `text` with its value, in one pass (values are not

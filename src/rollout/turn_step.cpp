@@ -61,7 +61,7 @@ common::Expected<trajectory::TurnRecord> run_turn(const TurnContext& context, co
   r.parent = input.parent;
   r.return_kind = rl::to_string(config.returns.kind);
   r.advantage_kind = rl::to_string(config.advantage.kind);
-  BuiltPrompt prompt = build_prompt(context.templates, input.task.source, input.previous, input.turn, config.prompt,
+  BuiltPrompt prompt = build_prompt(context.templates, input.task.source, input.previous, config.prompt,
                                     context.token_budget ? &*context.token_budget : nullptr);
   r.messages = std::move(prompt.messages);
   if (!prompt.fits) {  // the policy would refuse it: not the model's failure, so not its outcome

@@ -112,7 +112,7 @@ common::Expected<std::vector<SftPair>> make_sft_pairs(const rollout::RolloutConf
     }
     auto code = common::read_file(solution, 1u << 20);
     if (!code) return code.error();
-    auto prompt = rollout::build_prompt(*templates, task.source, {}, 1, config.prompt);
+    auto prompt = rollout::build_prompt(*templates, task.source, {}, config.prompt);
     pairs.push_back({task.id, std::move(prompt.messages), solution_answer(*templates, *code)});
   }
   if (n_missing) *n_missing = missing;

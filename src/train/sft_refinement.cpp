@@ -69,7 +69,7 @@ common::Expected<std::vector<SftPair>> make_refinement_pairs(const rollout::Roll
       cur = from && at.count({r.task, from->trajectory, from->turn}) ? at[{r.task, from->trajectory, from->turn}] : nullptr;
     }
     std::reverse(attempts.begin(), attempts.end());
-    auto prompt = rollout::build_prompt(*templates, by_id[r.task_id]->source, attempts, r.turn + 1, config.prompt);
+    auto prompt = rollout::build_prompt(*templates, by_id[r.task_id]->source, attempts, config.prompt);
     pairs.push_back({r.task_id, std::move(prompt.messages), solutions[r.task_id], r.turn + 1});
   }
   if (pairs.empty()) {

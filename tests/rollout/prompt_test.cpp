@@ -30,7 +30,7 @@ eval::EvalResult outcome(common::Status status, const std::string& message) {
 }
 
 TEST(Prompt, TurnOneHasTheTaskTheRulesAndTheExample) {
-  auto p = build_prompt(shipped(common::Format::NATIVE), "class Model: pass  # {code}", {}, 1);
+  auto p = build_prompt(shipped(common::Format::NATIVE), "class Model: pass  # {code}", {});
   ASSERT_EQ(p.messages.size(), 2u);
   const std::string& user = p.messages[1].content;
   EXPECT_NE(user.find("class Model: pass  # {code}"), std::string::npos);  // braces in the task stay
@@ -40,13 +40,14 @@ TEST(Prompt, TurnOneHasTheTaskTheRulesAndTheExample) {
   EXPECT_EQ(user.find("previous attempts"), std::string::npos);
 }
 
-TEST(Prompt, LaterTurnsShowAttemptsFeedbackAndRestartButNoExampleOrThoughts) {
+TEST(Prompt, LaterTurnsShowAttemptsFeedbackAndRestartAndKeepTheExample) {
   std::vector<Attempt> previous{
       {"__global__ void a() {}", "first try", feedback_line(std::nullopt, outcome(common::Status::WRONG_OUTPUT, "output 0: 3 elements differ"))},
       {"__global__ void b() {}", "", feedback_line(std::string("no ```cuda code block found"), {})}};
-  auto p = build_prompt(shipped(common::Format::NATIVE), "TASK", previous, 3);
+  auto p = build_prompt(shipped(common::Format::NATIVE), "TASK", previous);
   const std::string& user = p.messages[1].content;
-  EXPECT_EQ(user.find("example of the expected answer"), std::string::npos);
+  const std::string first = build_prompt(shipped(common::Format::NATIVE), "TASK", {}).messages[1].content;
+  EXPECT_EQ(user.rfind(first, 0), 0u) << "a later turn's prompt is turn 1's (example kept) with the attempts after it";
   EXPECT_NE(user.find("Attempt 1:"), std::string::npos);
   EXPECT_NE(user.find("__global__ void a() {}"), std::string::npos);
   EXPECT_NE(user.find("Your summary: first try"), std::string::npos);
@@ -102,7 +103,7 @@ TEST(Prompt, OldestAttemptsAreDroppedToFitTheBudget) {
   for (int i = 0; i < 6; ++i) previous.push_back({std::string(2000, 'a' + i), "s", "incorrect"});
   PromptConfig small;
   small.max_chars = 9000;
-  auto p = build_prompt(shipped(common::Format::NATIVE), "TASK", previous, 7, small);
+  auto p = build_prompt(shipped(common::Format::NATIVE), "TASK", previous, small);
   EXPECT_GT(p.n_attempts_dropped, 0);
   EXPECT_EQ(p.n_attempts_shown + p.n_attempts_dropped, 6);
   const std::string& user = p.messages[1].content;
@@ -124,10 +125,10 @@ TEST(Prompt, OldestAttemptsAreDroppedToFitTheTokenBudget) {
   const auto templates = shipped(common::Format::NATIVE);
   PromptConfig no_chars;
   no_chars.max_chars = 0;  // only the tokens bound it
-  const auto all = build_prompt(templates, "TASK", previous, 7, no_chars);
+  const auto all = build_prompt(templates, "TASK", previous, no_chars);
   EXPECT_EQ(all.n_attempts_shown, 6);
   const policy::TokenBudget budget{count(all.messages) - 1000, count};  // two attempts' worth too many
-  const auto p = build_prompt(templates, "TASK", previous, 7, no_chars, &budget);
+  const auto p = build_prompt(templates, "TASK", previous, no_chars, &budget);
   EXPECT_TRUE(p.fits);
   EXPECT_EQ(p.n_attempts_dropped, 2);
   EXPECT_EQ(p.n_attempts_shown, 4);
@@ -139,7 +140,7 @@ TEST(Prompt, OldestAttemptsAreDroppedToFitTheTokenBudget) {
   EXPECT_NE(p.messages[1].content.find("Attempt 6:"), std::string::npos);
 
   const policy::TokenBudget tiny{10, count};
-  const auto none = build_prompt(templates, "TASK", previous, 7, no_chars, &tiny);
+  const auto none = build_prompt(templates, "TASK", previous, no_chars, &tiny);
   EXPECT_FALSE(none.fits);
   EXPECT_EQ(none.n_attempts_shown, 0);
   EXPECT_GT(*none.n_tokens, 10u);
@@ -151,7 +152,7 @@ TEST(Prompt, TheTargetAndTheExampleSummaryFollowTheFormat) {
   const std::string root = KERNELRL_SOURCE_DIR;
   auto host = load_templates(root + "/prompts", common::Format::HOST, root + "/examples/vector_add/host.cpp");
   ASSERT_TRUE(host) << host.error().message;
-  const std::string host_prompt = build_prompt(*host, "TASK", {}, 1).messages[1].content;
+  const std::string host_prompt = build_prompt(*host, "TASK", {}).messages[1].content;
   EXPECT_EQ(host_prompt.find("H200"), std::string::npos) << host_prompt;
   EXPECT_EQ(host_prompt.find("GPU"), std::string::npos) << host_prompt;
   EXPECT_NE(host_prompt.find("runs on the CPU"), std::string::npos) << host_prompt;
@@ -166,7 +167,7 @@ TEST(Prompt, TheTargetAndTheExampleSummaryFollowTheFormat) {
                                                                           : "/examples/vector_add/kernelbench.py");
     auto t = load_templates(root + "/prompts", format, example);
     ASSERT_TRUE(t) << t.error().message;
-    const std::string prompt = build_prompt(*t, "TASK", {}, 1, b200).messages[1].content;
+    const std::string prompt = build_prompt(*t, "TASK", {}, b200).messages[1].content;
     EXPECT_NE(prompt.find("runs on an NVIDIA B200"), std::string::npos) << name << ": " << prompt;
     EXPECT_EQ(prompt.find("{gpu}"), std::string::npos) << name;
     EXPECT_NE(t->example.find(read(root + "/prompts/example_summary_" + name + ".txt")), std::string::npos) << name;

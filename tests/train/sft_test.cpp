@@ -58,7 +58,7 @@ TEST(Sft, PairsAreTheRolloutsPromptsWithTheFencedSolutionOfTrainTasksOnly) {
   ASSERT_TRUE(templates) << templates.error().message;
   auto source = common::read_file(kSource / "tasks/starter/001_abs.py", 1 << 20);
   ASSERT_TRUE(source);
-  auto expected = rollout::build_prompt(*templates, *source, {}, 1, config.prompt);
+  auto expected = rollout::build_prompt(*templates, *source, {}, config.prompt);
   ASSERT_EQ(abs.prompt.size(), expected.messages.size());
   for (std::size_t i = 0; i < abs.prompt.size(); ++i) EXPECT_EQ(abs.prompt[i].content, expected.messages[i].content);
   // The answer: the solution fenced (without its header comment), then its approach as the summary.
@@ -182,7 +182,7 @@ TEST(Sft, RefinementPairsAreTheRolloutsLaterPromptsAfterRealFailedAttempts) {
   const rollout::Attempt first{"", "", "failed to parse: no ```cuda code block found"};
   const auto& second_turn = (*pairs)[0];
   EXPECT_EQ(second_turn.turn, 2);
-  auto expected = rollout::build_prompt(*templates, *source, {first}, 2, config.prompt);
+  auto expected = rollout::build_prompt(*templates, *source, {first}, config.prompt);
   ASSERT_EQ(second_turn.prompt.size(), expected.messages.size());
   for (std::size_t i = 0; i < expected.messages.size(); ++i) {
     EXPECT_EQ(second_turn.prompt[i].content, expected.messages[i].content);

@@ -25,7 +25,7 @@ TEST(TaskPrompts, EveryTaskPromptTokenizesAndFitsTheDefaultModel) {
   ASSERT_TRUE(tasks) << tasks.error().message;
   std::size_t longest = 0;
   for (const auto& task : *tasks) {
-    const auto built = rollout::build_prompt(*templates, task.source, {}, 1, rollout::PromptConfig{});
+    const auto built = rollout::build_prompt(*templates, task.source, {}, rollout::PromptConfig{});
     std::vector<tokenizer::ChatMessage> chat;
     for (const auto& m : built.messages) chat.push_back({m.role, m.content});
     const std::string text = tok->chat.render(chat, true);
