@@ -21,9 +21,9 @@
 #                                   published-style candidates under each rule set (PUBLISHED_N caps
 #                                   the published set; KB_RULES picks the rule sets, KB_BATCH_S stops
 #                                   each batch in time), then every shipped example
-#   scripts/gpu-check.sh audit      the parity corpus (tests/audit_corpus/parity) under each rule set, then
-#                                   `kernelrl audit` on the published-style set (PARITY_S, AUDIT_S stop
-#                                   them; a second call on the still-warm machine goes on from their records)
+#   scripts/gpu-check.sh audit      `kernelrl audit` of the parity corpus and the published-style set under
+#                                   the three rule sets, the parity verdicts checked (AUDIT_S stops it; a
+#                                   second call on the still-warm machine goes on from its records)
 #   scripts/gpu-check.sh fidelity   only the reference-vs-torch.cuda.Event timing comparison
 #   scripts/gpu-check.sh batch      only the native batch of 50, with and without the defenses, and
 #                                   its variants (nvcc as is; 1, 2, 8 workers; 2 children forked ahead);
@@ -249,37 +249,50 @@ elif [ "$mode" = kb ]; then
   note "examples (all entries): rc $? (124: stopped after EXAMPLES_S)"; tail -12 "$logs/examples.log" | tee -a "$summary"
   note "left over: processes '$(pgrep -af 'kernelrl' | grep -v pgrep | tr '\n' ';')', GPU memory used $(nvidia-smi --query-gpu=memory.used --format=csv,noheader)"
 elif [ "$mode" = audit ]; then
-  # KernelBench parity and `kernelrl audit` (docs/audit.md): the parity corpus under each rule set
-  # (expectations checked), then the audit of the published-style set tests/audit_corpus/make_solution_set.py
-  # writes, AUDIT_WORKERS (12) evaluations at once. PARITY_S (300) and AUDIT_S (400) stop each in
-  # time; both keep their records in /tmp, so a second call on the still-warm machine goes on where
-  # the first stopped.
+  # KernelBench parity and `kernelrl audit` (docs/audit.md) in one run: the audit of the set
+  # tests/audit_corpus/make_solution_set.py --with-parity writes (the parity corpus's candidates first,
+  # then the published-style solutions, the published ones and the honest corpus) judges each under
+  # strict, kernelbench and observe; the parity rows are then checked against parity/manifest.json.
+  # AUDIT_WORKERS (12) evaluations at once; AUDIT_S (420) stops the audit in time, and a second call
+  # on the still-warm machine goes on from its records in /tmp/audit-out. PARITY_BATCH=1 first runs
+  # the parity manifest as a batch (its fp16/bf16 entries have tasks outside tasks/).
+  if [ -n "${PARITY_BATCH:-}" ]; then
+    timeout "${PARITY_S:-300}" $bin eval --batch tests/audit_corpus/parity/manifest.json --check-expect --resume \
+      --workers "${AUDIT_WORKERS:-12}" --out /tmp/audit-parity.jsonl >"$logs/parity.log" 2>&1
+    note "parity batch: rc $? (1: a verdict differs from its expectation; 124: stopped)"
+    cp /tmp/audit-parity.jsonl "$out/parity.jsonl"; grep UNEXPECTED "$logs/parity.log" | head -20 | tee -a "$summary"
+  fi
+  $python tests/audit_corpus/make_solution_set.py /tmp/audit-set.jsonl --with-parity >>"$logs/audit.log" 2>&1
   t=$(date +%s)
-  timeout "${PARITY_S:-300}" $bin eval --batch tests/audit_corpus/parity/manifest.json --check-expect --resume \
-    --workers "${AUDIT_WORKERS:-12}" --out /tmp/audit-parity.jsonl >"$logs/parity.log" 2>&1
-  note "parity corpus: rc $? (1: a verdict differs from its expectation; 124: stopped) in $(( $(date +%s) - t )) s"
-  cp /tmp/audit-parity.jsonl "$out/parity.jsonl"
-  $python - /tmp/audit-parity.jsonl <<'PY' | tee -a "$summary"
-import collections, json, sys
-rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip().startswith("{")]
-print(f"parity: {len(rows)} records, {sum(1 for r in rows if r.get('as_expected'))} as expected")
-for r in rows:
-    if not r.get("as_expected"):
-        calls = r.get("isolation", {}).get("candidate_process", {}).get("calls")
-        print(f"  UNEXPECTED {r['candidate'].split('/')[-1]} [{r.get('rules')}]: {r.get('status')} expected {r.get('expect')}: "
-              f"{(r.get('error') or {}).get('message', r.get('could_not_evaluate', ''))[:200]}")
-for r in rows:
-    calls = r.get("isolation", {}).get("candidate_process", {}).get("calls")
-    if r.get("rules") == "observe" and calls:
-        print(f"  observe {r['candidate'].split('/')[-1]}: {r.get('status')} {json.dumps(calls)}")
-PY
-  $python tests/audit_corpus/make_solution_set.py /tmp/audit-set.jsonl >>"$logs/audit.log" 2>&1
-  t=$(date +%s)
-  timeout "${AUDIT_S:-400}" $bin audit /tmp/audit-set.jsonl --tasks tasks --out /tmp/audit-out \
+  timeout "${AUDIT_S:-420}" $bin audit /tmp/audit-set.jsonl --tasks tasks --out /tmp/audit-out \
     --workers "${AUDIT_WORKERS:-12}" >"$out/audit-table.txt" 2>>"$logs/audit.log"
   note "audit: rc $? (124: stopped after AUDIT_S; call again to go on) in $(( $(date +%s) - t )) s, $(wc -l </tmp/audit-out/records.jsonl) records"
   cp /tmp/audit-out/records.jsonl /tmp/audit-out/audit.json /tmp/audit-out/audit.html "$out/" 2>/dev/null
-  tail -10 "$out/audit-table.txt" | tee -a "$summary"
+  tail -11 "$out/audit-table.txt" | tee -a "$summary"
+  $python - /tmp/audit-out/records.jsonl tests/audit_corpus/parity/manifest.json <<'PY' | tee -a "$summary"
+import json, os, sys
+records = {}
+for line in open(sys.argv[1]):
+    r = json.loads(line) if line.strip().startswith("{") else None
+    if r and os.path.basename(r.get("candidate", "")).startswith("parity_"):
+        records[(os.path.basename(r["candidate"])[len("parity_"):], r.get("rules"))] = r
+n = n_as_expected = 0
+for e in json.load(open(sys.argv[2])):
+    r = records.get((os.path.basename(e["candidate"]), e["rules"]))
+    if r is None:
+        continue
+    n += 1
+    status = r.get("status", "could not evaluate")
+    if status == e["expect"]:
+        n_as_expected += 1
+    else:
+        print(f"  PARITY UNEXPECTED {os.path.basename(e['candidate'])} [{e['rules']}]: {status}, expected {e['expect']}: "
+              f"{((r.get('error') or {}).get('message') or r.get('could_not_evaluate', ''))[:240]}")
+    calls = r.get("isolation", {}).get("candidate_process", {}).get("calls")
+    if e["rules"] == "observe" and calls:
+        print(f"  observe {os.path.basename(e['candidate'])}: {status} speedup {r.get('speedup', 0):.2f} {json.dumps(calls)}")
+print(f"parity (audit rows): {n_as_expected} of {n} verdicts as parity/manifest.json expects")
+PY
 elif [ "$mode" = smoke ]; then
   # The engine alone (no test binaries): each native example apart (the default) and in the child,
   # then the corpus entries of the isolation design's GPU classes; one line each.

@@ -15,7 +15,7 @@ Sources:
   - every .py of tests/audit_corpus/published_style/ (stem l<L>_<rest>: task tasks/level<L>/<rest>.py;
     claims from published_style/claims.json).
 
-Usage: python3 tests/audit_corpus/make_solution_set.py OUT.jsonl [--level1-only]
+Usage: python3 tests/audit_corpus/make_solution_set.py OUT.jsonl [--level1-only] [--with-parity]
 Standard library only.
 """
 import argparse
@@ -96,14 +96,33 @@ def published_style_entries():
         yield task, rel(os.path.join(folder, name)), "audit_" + stem, claims.get(stem)
 
 
+def parity_entries():
+    """The parity corpus's candidates whose task is under tasks/ (each once), no claim: an audit of
+    them is the parity check under all three rule sets (their expectations: parity/manifest.json)."""
+    with open(os.path.join(HERE, "parity", "manifest.json")) as f:
+        entries = json.load(f)
+    seen = set()
+    for e in entries:
+        if task_ids(e["task"]) is None or e["candidate"] in seen:
+            continue
+        seen.add(e["candidate"])
+        stem = os.path.splitext(os.path.basename(e["candidate"]))[0]
+        yield e["task"], e["candidate"], "parity_" + stem, None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out", help="the JSON lines file to write")
     ap.add_argument("--level1-only", action="store_true", help="only tasks of tasks/level1")
+    ap.add_argument("--with-parity", action="store_true",
+                    help="the parity corpus's candidates first (an audit of them checks parity/manifest.json's expectations)")
     args = ap.parse_args()
 
     lines = []
-    for source in (honest_entries(), published_entries(), published_style_entries()):
+    # In this order, which is the order an audit evaluates them in: a call stopped early has the
+    # parity corpus and the published-style solutions first.
+    sources = ([parity_entries()] if args.with_parity else []) + [published_style_entries(), published_entries(), honest_entries()]
+    for source in sources:
         for task, cand, name, claim in source:
             level, number = task_ids(task)
             if args.level1_only and level != 1:
@@ -114,7 +133,6 @@ def main():
                 sys.exit(f"{name}: claim {claim!r} is not a number")
             lines.append({"level_id": level, "task_id": number, "custom_code": code,
                           "score_default": None if claim is None else float(claim), "name": name})
-    lines.sort(key=lambda d: (d["level_id"], d["task_id"], d["name"]))
     names = [d["name"] for d in lines]
     if len(set(names)) != len(names):
         sys.exit("duplicate names in the solution set")
