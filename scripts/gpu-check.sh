@@ -288,7 +288,7 @@ for e in json.load(open(sys.argv[2])):
     else:
         print(f"  PARITY UNEXPECTED {os.path.basename(e['candidate'])} [{e['rules']}]: {status}, expected {e['expect']}: "
               f"{((r.get('error') or {}).get('message') or r.get('could_not_evaluate', ''))[:240]}")
-    calls = r.get("isolation", {}).get("candidate_process", {}).get("calls")
+    calls = ((r.get("isolation") or {}).get("candidate_process") or {}).get("calls")
     if e["rules"] == "observe" and calls:
         print(f"  observe {os.path.basename(e['candidate'])}: {status} speedup {r.get('speedup', 0):.2f} {json.dumps(calls)}")
 print(f"parity (audit rows): {n_as_expected} of {n} verdicts as parity/manifest.json expects")

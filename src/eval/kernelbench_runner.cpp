@@ -155,6 +155,7 @@ std::string kernelbench_start_text(const ChildSetup& s, const std::string& entry
                         {"init_inputs", init_inputs},
                         {"init_seed", s.init_seed},
                         {"precision", s.req.options.precision},
+                        {"allow_tf32", s.req.options.allow_tf32},
                         {"pages_bytes", pages_bytes}}
       .dump();
 }

@@ -47,6 +47,7 @@ struct RunnerArgs {
   std::size_t pages_bytes = 0;
   std::string entry_dir, display_name, init_inputs;
   std::string precision;  // EvalOptions::precision: "" or fp32|fp16|bf16
+  bool allow_tf32 = false;  // EvalOptions::allow_tf32: the reference's TF32 setting, applied here too
   std::uint64_t init_seed = 0;
 };
 
@@ -195,6 +196,12 @@ std::variant<nlohmann::json, std::string> KernelbenchServer::set_up(Header* h, s
     }
     init_inputs_ = literal_eval_(a_.init_inputs);
     precision_ = precision_dtype(a_.precision);
+    // The numerics the reference runs under (child_setup.cpp): PyTorch operators a solution keeps
+    // (a convolution before its fused epilogue) compute as the reference's do. torch's own default
+    // lets cuDNN use TF32, which put every such output ~1e-3 off a reference without it.
+    py::object backends = torch.attr("backends");
+    backends.attr("cuda").attr("matmul").attr("allow_tf32") = a_.allow_tf32;
+    backends.attr("cudnn").attr("allow_tf32") = a_.allow_tf32;
     step("init_inputs");
   } catch (py::error_already_set& e) {
     return std::string("cannot set up the candidate's interpreter: ") + e.what();
@@ -208,6 +215,7 @@ std::variant<nlohmann::json, std::string> KernelbenchServer::set_up(Header* h, s
     step("launch_audit");
   }
   report.update(recorder_->report());
+  report["allow_tf32"] = a_.allow_tf32;
   report.update(runner::confine_calls(!cuda_));
   step("confinement");
   report["started_ahead"] = true;
@@ -418,7 +426,8 @@ void KernelbenchServer::serve() {
   }
 }
 
-// START's text: {"entry_dir", "display_name", "init_inputs", "init_seed", "pages_bytes", "precision"?}.
+// START's text: {"entry_dir", "display_name", "init_inputs", "init_seed", "pages_bytes", "precision"?,
+// "allow_tf32"?}.
 std::variant<RunnerArgs, std::string> read_start(const std::string& text) {
   const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   RunnerArgs a;
@@ -429,6 +438,7 @@ std::variant<RunnerArgs, std::string> read_start(const std::string& text) {
     a.init_seed = j.at("init_seed").get<std::uint64_t>();
     a.pages_bytes = j.at("pages_bytes").get<std::size_t>();
     a.precision = j.value("precision", "");
+    a.allow_tf32 = j.value("allow_tf32", false);
   } catch (const nlohmann::json::exception& e) {
     return std::string("START: ") + e.what();
   }

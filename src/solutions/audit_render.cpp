@@ -58,7 +58,8 @@ std::vector<std::pair<std::string, std::string>> summary_lines(const json& s) {
   std::snprintf(wall, sizeof wall, "%.1f s", s.value("wall_s", 0.0));
   lines.push_back({"time", std::string(wall) + " on " + s.value("device", std::string("?")) + ", " +
                                s.value("evaluations_run", json(0)).dump() + " evaluations run (" +
-                               s.value("evaluations_from_earlier_runs", json(0)).dump() + " from an earlier run)"});
+                               s.value("evaluations_from_earlier_runs", json(0)).dump() + " from an earlier run, " +
+                               s.value("evaluations_missing", json(0)).dump() + " missing)"});
   return lines;
 }
 

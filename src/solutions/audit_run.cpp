@@ -96,7 +96,10 @@ common::Expected<AuditOutcome> run_audit(const AuditConfig& config, const std::v
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     if (!point->done[i]) left.push_back(jobs[i]);
   }
-  {
+  const std::size_t n_missing = left.size();
+  if (!config.evaluate) left.clear();
+  if (!left.empty() && engines.empty()) return common::make_error("no engine to evaluate the solutions on");
+  if (!left.empty()) {
     std::ofstream out(records, std::ios::app);
     if (!out) return common::make_error(records.string() + ": cannot append to it");
     if (point->ends_mid_line) out << "\n";
@@ -124,9 +127,10 @@ common::Expected<AuditOutcome> run_audit(const AuditConfig& config, const std::v
   }
   outcome.summary = audit_summary(outcome.rows);
   outcome.summary["evaluations_run"] = left.size();
-  outcome.summary["evaluations_from_earlier_runs"] = jobs.size() - left.size();
+  outcome.summary["evaluations_from_earlier_runs"] = jobs.size() - n_missing;
+  outcome.summary["evaluations_missing"] = n_missing - left.size();
   outcome.summary["wall_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  outcome.summary["device"] = engines.front()->device();
+  outcome.summary["device"] = engines.empty() ? std::string("none (the table from records only)") : engines.front()->device();
   outcome.summary["claim_tolerance"] = config.claim_tolerance;
   json rows = json::array();
   for (const auto& r : outcome.rows) rows.push_back(to_json(r));

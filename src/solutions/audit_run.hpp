@@ -27,6 +27,8 @@ struct AuditConfig {
   std::filesystem::path out = "audit-out";
   double claim_tolerance = 0.1;                   // a claim holds at >= (1 - this) x the claimed speedup
   bool progress = false;                          // a progress bar on stderr
+  bool evaluate = true;                           // false: the table from OUT/records.jsonl alone (records
+                                                  // brought back from another machine), nothing evaluated
 };
 
 struct AuditOutcome {
@@ -34,8 +36,8 @@ struct AuditOutcome {
   nlohmann::json summary;  // audit_summary(rows) with "wall_s", "evaluations_run", "device"
 };
 
-// Evaluates what OUT/records.jsonl lacks on `engines` (at least one; jobs spread over them) and
-// writes the files above. An Error names the set, the task folder or OUT when they cannot be used.
+// Evaluates what OUT/records.jsonl lacks on `engines` (at least one unless config.evaluate is
+// false; jobs spread over them) and writes the files above. An Error names the set, the task folder or OUT when they cannot be used.
 common::Expected<AuditOutcome> run_audit(const AuditConfig& config, const std::vector<eval::Engine*>& engines);
 
 }  // namespace kernelrl::solutions

@@ -5,6 +5,7 @@
 // wrong outputs are named as in process, and a non-contiguous or literal-argument call works.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -96,6 +97,25 @@ TEST_F(KernelbenchProcessTest, HonestCorpusCandidatesScoreOkInTheirOwnProcess) {
     }
   }
   EXPECT_GE(n, 3);
+}
+
+// The candidate's interpreter computes under the reference's numerics: TF32 off for matmuls and
+// cuDNN unless --allow-tf32 (torch's default turns it on for cuDNN, which put every published
+// solution's PyTorch convolution ~1e-3 off the reference on the H100: WRONG_OUTPUT at KernelBench's
+// 1e-4). A ModelNew that raises when its process has TF32 on fails without the setting.
+TEST_F(KernelbenchProcessTest, TheCandidatesProcessComputesUnderTheReferencesNumerics) {
+  const auto dir = std::filesystem::temp_directory_path() / "kernelrl-kb-numerics";
+  std::filesystem::create_directories(dir);
+  const auto candidate = dir / "numerics.py";
+  std::ofstream(candidate) << with_forward(
+      "        if torch.backends.cudnn.allow_tf32 or torch.backends.cuda.matmul.allow_tf32:\n"
+      "            raise ValueError('TF32 is on in the candidate process, off for the reference')\n"
+      "        return softmax_cpu.softmax_rows_cpu(x)\n");
+  auto r = engine_->evaluate({source_path(small_task_), candidate, std::nullopt, std::nullopt, std::nullopt, std::nullopt});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(common::to_string(r->status), "OK") << r->error.message;
+  EXPECT_TRUE(ran_apart(*r));
+  EXPECT_EQ(r->isolation["candidate_process"].value("allow_tf32", true), false) << r->isolation.dump();
 }
 
 // Every kernelbench hack of the adversarial corpus scores zero apart too (some by another status:

@@ -44,7 +44,7 @@ class Protocol(unittest.TestCase):
         user = full["messages"][1]["content"]
         self.assertEqual(full["n_attempts_shown"], 3)
         self.assertLess(user.index("int attempt_0;"), user.index("int attempt_2;"))
-        self.assertNotIn((SOURCE_DIR / "examples" / "vector_add" / "host.cpp").read_text(), user)  # turn 1 only
+        self.assertIn((SOURCE_DIR / "examples" / "vector_add" / "host.cpp").read_text(), user)  # every turn keeps it
         budget = sum(len(m["content"]) for m in full["messages"]) - 10  # over by less than one attempt
         cut = self.p.prompt("host", self.source, 4, previous, max_chars=budget)
         self.assertEqual((cut["n_attempts_shown"], cut["n_attempts_dropped"]), (2, 1))

@@ -109,6 +109,17 @@ TEST(AuditCli, ASetIsJudgedUnderEveryRuleSetWithItsFallbacksToldApart) {
   EXPECT_EQ(redone["summary"]["evaluations_run"], 0);
   EXPECT_EQ(redone["summary"]["evaluations_from_earlier_runs"], 6);
   EXPECT_EQ(redone["rows"][1]["fallback"], always["fallback"]);
+
+  // The table alone, from records and nothing else: here none, so every verdict is missing.
+  std::vector<std::string> table_only = args;
+  table_only[5] = (dir / "empty-out").string();
+  table_only.push_back("--table-only");
+  const CliRun table = kernelrl(table_only);
+  ASSERT_EQ(table.code, 0) << table.output;
+  auto empty = json::parse(source((dir / "empty-out/audit.json").string()));
+  EXPECT_EQ(empty["summary"]["evaluations_run"], 0);
+  EXPECT_EQ(empty["summary"]["evaluations_missing"], 6);
+  EXPECT_EQ(empty["rows"][0]["observe"]["status"], "");
 }
 
 TEST(AuditCli, BadInputIsNamed) {

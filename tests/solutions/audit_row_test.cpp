@@ -68,6 +68,20 @@ TEST(AuditRow, AFallbackThatRanAndClaimsThatDoNotHold) {
   EXPECT_EQ(torch_only.claim, "does not hold: own kernel in none (0 of 10)");
 }
 
+// A fallback after a failed launch of its own kernel: the launch still counts, PyTorch computed in
+// those calls only (the parity corpus's try_fallback_sometimes on an H100: 37 of 112 calls).
+TEST(AuditRow, CallsWhereOnlySomeRanPytorchRanTheFallback) {
+  const AuditRow some = audit_row(solution(kTryCode, std::nullopt), "t", "", kTryRefused, kTryRefused,
+                                  record("OK", 0.6, gpu_calls(112, 112, 37)), 0.1);
+  EXPECT_EQ(some.fallback, "ran in 37 of 112 calls");
+  EXPECT_TRUE(some.fallback_ran);
+  const AuditRow every = audit_row(solution(kTryCode, 1.0), "t", "", kTryRefused, kTryRefused,
+                                   record("OK", 1.2, gpu_calls(50, 50, 50)), 0.1);
+  EXPECT_EQ(every.fallback, "cannot tell: PyTorch computed in every call");
+  EXPECT_FALSE(every.fallback_ran);
+  EXPECT_EQ(every.claim, "holds");
+}
+
 TEST(AuditRow, OnTheCpuOnlyPytorchComputeIsRecorded) {
   const AuditRow never = audit_row(solution(kTryCode, std::nullopt), "t", "", kTryRefused, kTryRefused,
                                    record("OK", 0.8, cpu_calls(40, 0)), 0.1);

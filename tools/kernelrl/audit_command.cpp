@@ -29,6 +29,9 @@ CLI::App* add_audit_command(CLI::App& app, AuditArgs& args) {
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   cmd->add_flag("--json", args.json, "print audit.json instead of the table");
+  cmd->add_flag("--table-only", args.table_only,
+                "evaluate nothing: the table from what --out's records.jsonl holds (records brought back from a GPU "
+                "machine); solutions without records show '-'");
   return cmd;
 }
 
@@ -37,10 +40,15 @@ int run_audit(const CLI::App& cmd, const AuditArgs& a, const EvalArgs& compile_a
     std::cerr << "kernelrl audit: --rules does not apply: every solution is judged under strict, kernelbench and observe\n";
     return kUsageError;
   }
-  auto engine = make_engine(config, compile_args);
-  if (!engine) {
-    std::cerr << "kernelrl audit: could not start the engine: " << engine.error().message << "\n";
-    return kCouldNotEvaluate;
+  std::vector<eval::Engine*> engines;
+  common::Expected<std::unique_ptr<eval::Engine>> engine = common::make_error("not started");
+  if (!a.table_only) {
+    engine = make_engine(config, compile_args);
+    if (!engine) {
+      std::cerr << "kernelrl audit: could not start the engine: " << engine.error().message << "\n";
+      return kCouldNotEvaluate;
+    }
+    engines.push_back(engine->get());
   }
   solutions::AuditConfig c;
   c.solutions = a.solutions;
@@ -49,7 +57,8 @@ int run_audit(const CLI::App& cmd, const AuditArgs& a, const EvalArgs& compile_a
   c.out = a.out;
   c.claim_tolerance = a.claim_tolerance;
   c.progress = common::stderr_is_tty() && !a.json;
-  auto outcome = solutions::run_audit(c, {engine->get()});
+  c.evaluate = !a.table_only;
+  auto outcome = solutions::run_audit(c, engines);
   if (!outcome) {
     std::cerr << "kernelrl audit: " << outcome.error().message << "\n";
     return kCouldNotEvaluate;

@@ -15,6 +15,7 @@ struct AuditArgs {
   std::string solutions, tasks, claims, out = "audit-out";
   double claim_tolerance = 0.1;
   bool json = false;
+  bool table_only = false;
 };
 
 // Registers `audit` and its own options; the caller adds the compile and engine options.
