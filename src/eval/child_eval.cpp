@@ -103,7 +103,9 @@ struct WriteCallEvidence {
 
 // The last call's record is judged (and counted) like every other's, before a verdict of OK.
 void settle_last_call(const LoadedCandidate& loaded) {
-  if (loaded.candidate->in_another_process()) check_between_calls(*loaded.candidate);
+  if (auto* runner = dynamic_cast<RunnerCandidate*>(loaded.candidate.get())) {
+    if (auto refused = runner->settle_last_record()) throw CandidateRefused{*refused};
+  }
 }
 
 // Load, correctness and, when asked, timing, in order; the first verdict ends them. Sets

@@ -145,8 +145,8 @@ void RunnerCandidate::close_outside_window() {
   at_reply_ = CpuReading{};
 }
 
-void RunnerCandidate::request(Op op) {
-  close_outside_window();  // already closed by arm() before a timed call's clock started
+void RunnerCandidate::request(Op op, bool close_window) {
+  if (close_window) close_outside_window();  // already closed by arm() before a timed call's clock started
   h_->op = op;
   h_->command.ring(++seq_);
   const auto runner_alive = [this] {
@@ -284,6 +284,18 @@ std::optional<std::string> RunnerCandidate::refused_by_record(const nlohmann::js
   return std::nullopt;
 }
 
+std::optional<std::string> RunnerCandidate::ask_record(bool close_window) {
+  record_pending_ = false;
+  request(Op::RECORD, close_window);
+  const nlohmann::json record = nlohmann::json::parse(runner::read_audit_text(h_), nullptr, false);
+  evidence_.add(record);
+  return refused_by_record(record);
+}
+
+std::optional<std::string> RunnerCandidate::settle_last_record() {
+  return record_pending_ ? ask_record(false) : std::nullopt;
+}
+
 // Params the call changed are copied back into the reference's, so the checker sees the change
 // (REJECTED) as it would in process.
 common::Fallible RunnerCandidate::collect(CallArgs&) {
@@ -303,11 +315,7 @@ common::Fallible RunnerCandidate::collect(CallArgs&) {
 // call from inputs already staged, or after answering early). Both are read from the kernel.
 std::optional<std::string> RunnerCandidate::refusal_between_calls() {
   if (record_pending_) {
-    record_pending_ = false;
-    request(Op::RECORD);
-    const nlohmann::json record = nlohmann::json::parse(runner::read_audit_text(h_), nullptr, false);
-    evidence_.add(record);
-    if (auto refused = refused_by_record(record)) return refused;
+    if (auto refused = ask_record(true)) return refused;
   }
   if (still_running_) {
     return "the candidate's process was still running " + std::to_string(kAsleepWithin.count()) +

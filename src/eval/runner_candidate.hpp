@@ -87,11 +87,18 @@ class RunnerCandidate : public Candidate {
   nlohmann::json outside_calls_record() const;
   // What its calls ran, from the records of those judged so far (eval/call_evidence.hpp).
   const CallEvidence& call_evidence() const { return evidence_; }
+  // After the last call: its record asked for, counted and judged like every other call's (a
+  // refusal, or nullopt). The time since its answer is the evaluator's own work, not a window
+  // between requests: its CPU time is not judged.
+  std::optional<std::string> settle_last_record();
 
  protected:
   enum class Group { PARAMS, INPUTS, OUTPUTS };  // laid out in this order in the data region
   // Sends one request and waits for its answer; ends this process like the runner if it died.
-  void request(runner::Op op);
+  // `close_window`: the CPU time the runner spent since its last answer is judged (outside_windows).
+  void request(runner::Op op, bool close_window = true);
+  // RECORD: the last call's record, counted as evidence and judged under the rules.
+  std::optional<std::string> ask_record(bool close_window);
   // request(CALL), its record to be asked for (RECORD) and judged at the next check between calls.
   void call_requested();
   // stage(): inputs and outputs placed in the shared memory, the staging settled.

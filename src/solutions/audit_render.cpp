@@ -52,7 +52,8 @@ std::vector<std::pair<std::string, std::string>> summary_lines(const json& s) {
                                                   s.value("fallback_never_ran", json(0)).dump() + " never ran"});
   const json median = s.value("median_measured_over_claimed", json());
   lines.push_back({"claims", s.value("claims_hold", json(0)).dump() + " of " + s.value("claims", json(0)).dump() +
-                                 " hold (tolerance " + s.value("claim_tolerance", json(0.1)).dump() + "); median measured/claimed " +
+                                 " measured hold (tolerance " + s.value("claim_tolerance", json(0.1)).dump() + "), " +
+                                 s.value("claims_not_measured", json(0)).dump() + " not measured; median measured/claimed " +
                                  (median.is_number() ? speed(median.get<double>()) : std::string("-"))});
   char wall[64];
   std::snprintf(wall, sizeof wall, "%.1f s", s.value("wall_s", 0.0));

@@ -99,8 +99,12 @@ void judge_claim(AuditRow& row, double tolerance) {
     row.claim = "not evaluated";
     return;
   }
+  if (row.observe.status.empty()) {
+    row.claim = "not measured";  // no observe record (yet): an audit stopped early, or --table-only
+    return;
+  }
   if (row.observe.status != "OK") {
-    row.claim = "does not hold: " + (row.observe.status.empty() ? std::string("no record") : row.observe.status);
+    row.claim = "does not hold: " + row.observe.status;
     return;
   }
   if (row.fallback_ran) {
@@ -167,14 +171,15 @@ json to_json(const AuditRow& r) {
 json audit_summary(const std::vector<AuditRow>& rows) {
   std::map<std::string, std::map<std::string, int>> statuses;
   int evaluated = 0, own_every = 0, fallback_written = 0, fallback_ran = 0, fallback_never = 0, claims = 0, hold = 0;
+  int claims_not_measured = 0;
   std::vector<double> ratios;
   for (const auto& r : rows) {
     if (!r.not_evaluated.empty()) {
       ++statuses["not evaluated"][r.not_evaluated];
-      if (r.claimed) ++claims;
+      claims_not_measured += r.claimed.has_value();
       continue;
     }
-    ++evaluated;
+    evaluated += !r.strict.status.empty() || !r.kernelbench.status.empty() || !r.observe.status.empty();
     ++statuses["strict"][r.strict.status.empty() ? "no record" : r.strict.status];
     ++statuses["kernelbench"][r.kernelbench.status.empty() ? "no record" : r.kernelbench.status];
     ++statuses["observe"][r.observe.status.empty() ? "no record" : r.observe.status];
@@ -184,7 +189,9 @@ json audit_summary(const std::vector<AuditRow>& rows) {
       fallback_ran += r.fallback_ran;
       fallback_never += r.fallback == "never ran";
     }
-    if (r.claimed) {
+    if (r.claimed && r.observe.status.empty()) {
+      ++claims_not_measured;
+    } else if (r.claimed) {
       ++claims;
       hold += r.claim_holds;
       if (r.speedup) ratios.push_back(*r.speedup / *r.claimed);
@@ -202,6 +209,7 @@ json audit_summary(const std::vector<AuditRow>& rows) {
           {"fallback_never_ran", fallback_never},
           {"claims", claims},
           {"claims_hold", hold},
+          {"claims_not_measured", claims_not_measured},
           {"median_measured_over_claimed", median}};
 }
 

@@ -34,7 +34,7 @@ struct AuditRow {
   bool own_kernel_every_call = false; // on a GPU: every call launched a kernel of the solution's own
   std::optional<double> speedup;      // measured under observe (OK only)
   std::optional<double> speedup_kernelbench;  // measured under kernelbench (OK only)
-  std::string claim;                  // "holds", "no claim", "not evaluated", "does not hold: WHY"
+  std::string claim;                  // "holds", "no claim", "not evaluated", "not measured", "does not hold: WHY"
   bool claim_holds = false;
 };
 
@@ -46,7 +46,8 @@ struct AuditRow {
 AuditRow audit_row(const Solution& s, const std::string& task, const std::string& not_evaluated, const nlohmann::json& strict,
                    const nlohmann::json& kernelbench, const nlohmann::json& observe, double claim_tolerance);
 
-// Counts over the rows: statuses per rule set, own kernels, fallbacks, claims, the median of
+// Counts over the rows: solutions with a record under any rule set ("evaluated"), statuses per rule
+// set ("no record" where a record is missing), own kernels, fallbacks, claims, the median of
 // measured over claimed.
 nlohmann::json audit_summary(const std::vector<AuditRow>& rows);
 

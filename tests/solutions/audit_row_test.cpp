@@ -105,6 +105,8 @@ TEST(AuditRow, SolutionsNotEvaluatedSayWhy) {
                                     json{{"could_not_evaluate", "the task failed"}}, json(), json(), 0.1);
   EXPECT_EQ(broken.strict.status, "could not evaluate");
   EXPECT_EQ(broken.own_kernel, "-");
+  const AuditRow unmeasured = audit_row(solution(kPlainCode, 2.0), "t", "", json(), json(), json(), 0.1);
+  EXPECT_EQ(unmeasured.claim, "not measured") << "an audit stopped before its observe run is no verdict on the claim";
 }
 
 TEST(AuditSummary, CountsVerdictsEvidenceAndClaims) {
@@ -123,11 +125,12 @@ TEST(AuditSummary, CountsVerdictsEvidenceAndClaims) {
   EXPECT_EQ(s["fallback_written"], 2);
   EXPECT_EQ(s["fallback_ran"], 1);
   EXPECT_EQ(s["fallback_never_ran"], 1);
-  EXPECT_EQ(s["claims"], 4);
+  EXPECT_EQ(s["claims"], 3);
   EXPECT_EQ(s["claims_hold"], 1);
+  EXPECT_EQ(s["claims_not_measured"], 1);
   EXPECT_DOUBLE_EQ(s["median_measured_over_claimed"].get<double>(), 1.0);  // of 1.0, 1.5, 0.25
   const std::string text = render_audit_text(rows, s);
-  EXPECT_NE(text.find("claims: 1 of 4 hold"), std::string::npos) << text;
+  EXPECT_NE(text.find("claims: 1 of 3 measured hold"), std::string::npos) << text;
   rows[0].name = "<script>alert(1)</script>";
   const std::string html = render_audit_html(rows, s);
   EXPECT_EQ(html.find("<script>"), std::string::npos);
