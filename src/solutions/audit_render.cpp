@@ -1,8 +1,8 @@
 #include "solutions/audit_render.hpp"
 
-#include <cstdio>
 #include <sstream>
 
+#include "common/format.hpp"
 #include "common/table.hpp"
 #include "metrics/report_html.hpp"
 
@@ -15,12 +15,7 @@ using nlohmann::json;
 const std::vector<std::string> kHeaders = {"solution", "task", "strict", "kernelbench", "observe", "own kernel",
                                            "fallback", "speedup", "claimed", "claim"};
 
-std::string speed(const std::optional<double>& v) {
-  if (!v) return "-";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2fx", *v);
-  return buf;
-}
+std::string speed(const std::optional<double>& v) { return v ? common::format_fixed(*v, 2) + "x" : "-"; }
 
 std::string status(const RuleVerdict& v) { return v.status.empty() ? "-" : v.status; }
 
@@ -55,9 +50,7 @@ std::vector<std::pair<std::string, std::string>> summary_lines(const json& s) {
                                  " measured hold (tolerance " + s.value("claim_tolerance", json(0.1)).dump() + "), " +
                                  s.value("claims_not_measured", json(0)).dump() + " not measured; median measured/claimed " +
                                  (median.is_number() ? speed(median.get<double>()) : std::string("-"))});
-  char wall[64];
-  std::snprintf(wall, sizeof wall, "%.1f s", s.value("wall_s", 0.0));
-  lines.push_back({"time", std::string(wall) + " on " + s.value("device", std::string("?")) + ", " +
+  lines.push_back({"time", common::format_fixed(s.value("wall_s", 0.0), 1) + " s on " + s.value("device", std::string("?")) + ", " +
                                s.value("evaluations_run", json(0)).dump() + " evaluations run (" +
                                s.value("evaluations_from_earlier_runs", json(0)).dump() + " from an earlier run, " +
                                s.value("evaluations_missing", json(0)).dump() + " missing)"});

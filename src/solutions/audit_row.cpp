@@ -1,9 +1,9 @@
 #include "solutions/audit_row.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 
+#include "common/format.hpp"
 #include "compile/python_scan.hpp"
 
 namespace kernelrl::solutions {
@@ -11,12 +11,6 @@ namespace kernelrl::solutions {
 namespace {
 
 using nlohmann::json;
-
-std::string number(double v, int digits = 2) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
 
 std::string one_line(std::string s, std::size_t max = 160) {
   std::replace(s.begin(), s.end(), '\n', ' ');
@@ -120,7 +114,7 @@ void judge_claim(AuditRow& row, double tolerance) {
     return;
   }
   if (*row.speedup < (1.0 - tolerance) * *row.claimed) {
-    row.claim = "does not hold: " + number(*row.speedup) + "x measured";
+    row.claim = "does not hold: " + common::format_fixed(*row.speedup, 2) + "x measured";
     return;
   }
   row.claim = "holds";
@@ -166,6 +160,12 @@ json to_json(const AuditRow& r) {
   j["speedup"] = r.speedup ? json(*r.speedup) : json();
   j["speedup_kernelbench"] = r.speedup_kernelbench ? json(*r.speedup_kernelbench) : json();
   return j;
+}
+
+json audit_document(const std::vector<AuditRow>& rows, const json& summary) {
+  json out = json::array();
+  for (const auto& r : rows) out.push_back(to_json(r));
+  return {{"summary", summary}, {"rows", out}};
 }
 
 json audit_summary(const std::vector<AuditRow>& rows) {

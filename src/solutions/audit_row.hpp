@@ -53,4 +53,7 @@ nlohmann::json audit_summary(const std::vector<AuditRow>& rows);
 
 nlohmann::json to_json(const AuditRow& row);
 
+// audit.json: {"summary": summary, "rows": [to_json(row), ...]}.
+nlohmann::json audit_document(const std::vector<AuditRow>& rows, const nlohmann::json& summary);
+
 }  // namespace kernelrl::solutions

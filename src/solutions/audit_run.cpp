@@ -3,7 +3,6 @@
 #include <chrono>
 #include <fstream>
 #include <map>
-#include <sstream>
 
 #include "common/fs.hpp"
 #include "common/progress.hpp"
@@ -132,9 +131,7 @@ common::Expected<AuditOutcome> run_audit(const AuditConfig& config, const std::v
   outcome.summary["wall_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   outcome.summary["device"] = engines.empty() ? std::string("none (the table from records only)") : engines.front()->device();
   outcome.summary["claim_tolerance"] = config.claim_tolerance;
-  json rows = json::array();
-  for (const auto& r : outcome.rows) rows.push_back(to_json(r));
-  const json doc = {{"summary", outcome.summary}, {"rows", rows}};
+  const json doc = audit_document(outcome.rows, outcome.summary);
   if (auto w = common::write_file_atomic(config.out / "audit.json", doc.dump(1) + "\n"); !w) return w.error();
   if (auto w = common::write_file_atomic(config.out / "audit.html", render_audit_html(outcome.rows, outcome.summary)); !w) {
     return w.error();

@@ -64,9 +64,7 @@ int run_audit(const CLI::App& cmd, const AuditArgs& a, const EvalArgs& compile_a
     return kCouldNotEvaluate;
   }
   if (a.json) {
-    nlohmann::json rows = nlohmann::json::array();
-    for (const auto& r : outcome->rows) rows.push_back(solutions::to_json(r));
-    std::cout << nlohmann::json{{"summary", outcome->summary}, {"rows", rows}}.dump(1) << "\n";
+    std::cout << solutions::audit_document(outcome->rows, outcome->summary).dump(1) << "\n";
   } else {
     std::cout << solutions::render_audit_text(outcome->rows, outcome->summary)
               << "written: " << (c.out / "audit.json").string() << ", " << (c.out / "audit.html").string() << ", "
