@@ -87,7 +87,7 @@ trap 'exit 143' TERM  # a `timeout` that stops the script still gathers the logs
 note "gpu-check $mode: commit $KERNELRL_COMMIT, $(date -u +%FT%TZ), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
 t0=$(date +%s)
 # The test binaries holding `ctest -L gpu`'s tests (`final` builds only these and what they run).
-gpu_test_targets="eval_device_screen_gpu_test eval_task_confinement_gpu_test eval_device_screen_test eval_engine_gpu_test model_gpu_test rollout_gpu_test"
+gpu_test_targets="audit_launch_audit_gpu_test eval_device_screen_gpu_test eval_task_confinement_gpu_test eval_device_screen_test eval_engine_gpu_test model_gpu_test rollout_gpu_test"
 # What each mode builds (empty: everything).
 engine_targets="kernelrl kernelrl_host_cc kernelrl_confine"
 case "$mode" in

@@ -7,6 +7,7 @@
 #include <array>
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <string_view>
 #include <unordered_set>
 #include <utility>
@@ -102,6 +103,10 @@ struct KernelUse {
 };
 
 thread_local bool t_heartbeat = false;  // this thread runs end_call's own cuDriverGetVersion
+// This thread's launch of an own kernel during a call, whose return value the exit callback of
+// the same correlation id reads: judge() says it saw one, on_callback keeps the id.
+thread_local bool t_judged_own_launch = false;
+thread_local std::optional<std::uint32_t> t_own_launch_pending;
 
 }  // namespace
 
@@ -117,6 +122,7 @@ struct LaunchAudit::State {
   std::atomic<CUstream> given_stream{CU_STREAM_LEGACY};
   std::atomic<std::int64_t> n_kernels{0};
   std::atomic<std::int64_t> n_own{0};
+  std::atomic<std::int64_t> n_own_failed{0};
   std::atomic<std::int64_t> n_inside_allowed_ops{0};
   std::atomic<std::int64_t> n_graph_kernels{0};
   std::atomic<std::int64_t> n_graph_launches{0};
@@ -205,6 +211,7 @@ void judge(State& s, const KernelUse& use, bool into_graph) {
   }
   if (own) {
     if (in_call) s.n_own.fetch_add(1, std::memory_order_relaxed);
+    if (in_call && use.on_stream && !captured) t_judged_own_launch = true;
   } else if (inside_allowed_op(s)) {
     if (in_call) s.n_inside_allowed_ops.fetch_add(1, std::memory_order_relaxed);
   } else {
@@ -322,17 +329,34 @@ void on_driver_enter(State& s, std::size_t entry, CUpti_CallbackId cbid, const C
   }
 }
 
+// The driver's answer to an own kernel's launch: an error means the kernel never ran (the
+// fallback of a try/except may run instead), so the call's own launches did not all happen.
+void on_own_launch_exit(State& s, const CUpti_CallbackData* info) {
+  t_own_launch_pending.reset();
+  const auto* returned = static_cast<const CUresult*>(info->functionReturnValue);
+  if (returned != nullptr && *returned != CUDA_SUCCESS && s.in_call.load(std::memory_order_relaxed)) {
+    s.n_own_failed.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
 void CUPTIAPI on_callback(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   const std::size_t entry = entry_index(domain, cbid);
   if (entry == kNoEntry) return;
   auto& s = *static_cast<State*>(userdata);
   const auto* info = static_cast<const CUpti_CallbackData*>(data);
+  if (info->callbackSite == CUPTI_API_EXIT) {
+    if (t_own_launch_pending == info->correlationId) on_own_launch_exit(s, info);
+    return;
+  }
   if (info->callbackSite != CUPTI_API_ENTER) return;
   try {
     if (kEntryPoints[entry].kind == Kind::HEARTBEAT) {
       if (t_heartbeat) s.heartbeats.fetch_add(1);
     } else {
+      t_judged_own_launch = false;
       on_driver_enter(s, entry, cbid, info);
+      t_own_launch_pending.reset();
+      if (t_judged_own_launch) t_own_launch_pending = info->correlationId;
     }
   } catch (...) {
     // Nothing may unwind into the driver; a kernel that could not be recorded spoils the audit.
@@ -416,7 +440,7 @@ void LaunchAudit::begin_call(void* given_stream) {
   State& s = *state_;
   std::lock_guard lock(s.mutex);
   s.given_stream.store(given_stream != nullptr ? static_cast<CUstream>(given_stream) : CU_STREAM_LEGACY);
-  for (auto* counter : {&s.n_kernels, &s.n_own, &s.n_inside_allowed_ops, &s.n_graph_kernels, &s.n_graph_launches,
+  for (auto* counter : {&s.n_kernels, &s.n_own, &s.n_own_failed, &s.n_inside_allowed_ops, &s.n_graph_kernels, &s.n_graph_launches,
                         &s.n_other_stream_launches}) {
     counter->store(0);
   }
@@ -440,6 +464,7 @@ CallLaunches LaunchAudit::end_call() {
   }
   r.n_kernels = s.n_kernels.exchange(0);
   r.n_own = s.n_own.exchange(0);
+  r.n_own_failed = s.n_own_failed.exchange(0);
   r.n_inside_allowed_ops = s.n_inside_allowed_ops.exchange(0);
   r.n_graph_kernels = s.n_graph_kernels.exchange(0);
   r.n_graph_launches = s.n_graph_launches.exchange(0);
@@ -456,6 +481,7 @@ nlohmann::json to_json(const CallLaunches& launches) {
   return {
       {"n_kernels", launches.n_kernels},
       {"n_own", launches.n_own},
+      {"n_own_failed", launches.n_own_failed},
       {"n_inside_allowed_ops", launches.n_inside_allowed_ops},
       {"n_foreign", launches.n_foreign},
       {"n_graph_kernels", launches.n_graph_kernels},

@@ -25,6 +25,8 @@ namespace kernelrl::audit {
 struct CallLaunches {
   std::int64_t n_kernels = 0;                // launched, captured into a graph or added as a graph node
   std::int64_t n_own = 0;                    // of n_kernels: defined in the candidate's libraries
+  std::int64_t n_own_failed = 0;             // of n_own: launches the driver refused (an error returned, so
+                                             // the kernel never ran: a block too large, too much shared memory)
   std::int64_t n_inside_allowed_ops = 0;     // of n_kernels: not own, launched inside an allowed operator
   std::int64_t n_foreign = 0;                // of n_kernels: neither
   std::int64_t n_graph_kernels = 0;          // of n_kernels: captured or added to a graph (judged then)

@@ -1,14 +1,17 @@
 // CompilePool: worker threads draining one queue into Compiler::compile. Requests are keyed by
 // what decides their result (source, format, arch, flags, limits; not the display name), and a
-// request whose key is already queued or compiling gets the same future.
+// request whose key is already queued or compiling gets the same future; requests that differ
+// only in their rule set build once.
 #include "compile/pool.hpp"
 
+#include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <exception>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -21,6 +24,7 @@ namespace {
 
 struct Job {
   std::string key;
+  std::string build_key;
   std::string source;
   std::string display_name;
   CompileOptions options;
@@ -29,11 +33,12 @@ struct Job {
 
 // Everything that can change a compile's result, except the display name: the static checks'
 // rule set and system-access rules too, so the same file asked for under two rule sets at once
-// gets each its own verdict (the build itself is shared through the cache).
-std::string request_key(const std::string& source, const CompileOptions& o) {
+// gets each its own verdict. Without the rule set (`with_rules` false) it names the build, which
+// the rule sets share through the cache.
+std::string request_key(const std::string& source, const CompileOptions& o, bool with_rules = true) {
   nlohmann::json j = {
       {"format", std::string(common::to_string(o.format))},
-      {"rules", std::string(common::to_string(o.rules))},
+      {"rules", with_rules ? std::string(common::to_string(o.rules)) : std::string()},
       {"system_access_check", o.system_access_check},
       {"cuda_arch", o.cuda_arch},
       {"time_limit_ms", o.time_limit.count()},
@@ -52,6 +57,10 @@ struct CompilePool::Impl {
   std::condition_variable ready;
   std::deque<Job> queue;
   std::unordered_map<std::string, std::shared_future<CompileResult>> in_flight;  // queued or compiling
+  // Build keys being compiled. A job whose build is already under way waits in the queue while
+  // others are taken, and then hits the cache: an audit's three rule sets of one file start
+  // together, and three cold builds of it would triple the work.
+  std::unordered_set<std::string> building;
   bool stopping = false;
   std::vector<std::thread> threads;
 
@@ -62,10 +71,15 @@ struct CompilePool::Impl {
       Job j;
       {
         std::unique_lock lock(mutex);
-        ready.wait(lock, [&] { return stopping || !queue.empty(); });
-        if (queue.empty()) return;  // stopping and drained
-        j = std::move(queue.front());
-        queue.pop_front();
+        auto next = queue.end();
+        ready.wait(lock, [&] {
+          next = std::find_if(queue.begin(), queue.end(), [&](const Job& q) { return !building.contains(q.build_key); });
+          return next != queue.end() || (stopping && queue.empty());
+        });
+        if (next == queue.end()) return;  // stopping and drained
+        j = std::move(*next);
+        queue.erase(next);
+        building.insert(j.build_key);
       }
       CompileResult result;
       try {
@@ -77,7 +91,9 @@ struct CompilePool::Impl {
       {
         std::lock_guard lock(mutex);
         in_flight.erase(j.key);
+        building.erase(j.build_key);
       }
+      ready.notify_all();
       j.promise.set_value(std::move(result));
     }
   }
@@ -103,7 +119,8 @@ std::shared_future<CompileResult> CompilePool::submit(std::string source, std::s
   std::string key = request_key(source, options);
   std::lock_guard lock(impl_->mutex);
   if (auto it = impl_->in_flight.find(key); it != impl_->in_flight.end()) return it->second;
-  Job j{key, std::move(source), std::move(display_name), std::move(options), {}};
+  std::string build_key = request_key(source, options, false);
+  Job j{key, std::move(build_key), std::move(source), std::move(display_name), std::move(options), {}};
   std::shared_future<CompileResult> future = j.promise.get_future().share();
   impl_->in_flight.emplace(std::move(key), future);
   impl_->queue.push_back(std::move(j));

@@ -42,8 +42,10 @@ void CallEvidence::add(const nlohmann::json& record) {
   ++n_launch_records_;
   launches_intact_ = launches_intact_ && launches->value("audit_intact", false);
   // A graph launched replays kernels judged when they were captured or added (launch_audit.hpp):
-  // foreign ones were counted then, so a replay with no foreign kernel ran the candidate's.
-  if (count(*launches, "n_own") > 0 || count(*launches, "n_graph_launches") > 0) ++n_with_own_kernels_;
+  // foreign ones were counted then, so a replay with no foreign kernel ran the candidate's. An
+  // own launch the driver refused ran nothing.
+  const std::int64_t own_ran = count(*launches, "n_own") - count(*launches, "n_own_failed");
+  if (own_ran > 0 || count(*launches, "n_graph_launches") > 0) ++n_with_own_kernels_;
   if (count(*launches, "n_foreign") + count(*launches, "n_foreign_between_calls") > 0) {
     ++n_with_foreign_kernels_;
     add_names(foreign_kernels_, launches->value("foreign_kernels", nlohmann::json()));

@@ -62,10 +62,10 @@ void read_evidence(AuditRow& row, const json& observe) {
     row.own_kernel = own == n ? "every call (" + std::to_string(n) + ")" : own == 0 ? "none (0 of " + std::to_string(n) + ")"
                                                                                  : k_of_n(own, n);
     if (row.has_fallback) {
-      // A launch counts when it is made, failed or not: a fallback after a failed launch of its own
-      // kernel shows as PyTorch computing in that call. Calls that launched nothing of its own, or
-      // (when only some calls ran PyTorch compute) those calls, ran the fallback; PyTorch in every
-      // call cannot be told from PyTorch on its main path.
+      // Calls in which no launch of its own succeeded (a launch the driver refused ran nothing)
+      // ran the fallback; so did, when only some calls ran PyTorch compute, those calls (a
+      // fallback after an own kernel that ran but raised later). PyTorch in every call cannot be
+      // told from PyTorch on its main path.
       const std::int64_t without = calls.value("without_own_kernels", 0);
       const std::int64_t torch_calls = calls.value("with_refused_ops", 0);
       const std::int64_t ran = std::max(without, torch_calls < n ? torch_calls : 0);

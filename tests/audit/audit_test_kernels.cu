@@ -38,6 +38,13 @@ extern "C" int audit_test_launch_ex(float* x, int n, cudaStream_t stream) {
   return static_cast<int>(cudaLaunchKernelEx(&config, scale_kernel, x, 2.0f, n));
 }
 
+// scale_kernel launched with 2,048 threads a block, over the device's limit: the driver refuses
+// the launch and the kernel never runs (what a try/except fallback's trigger often is).
+extern "C" int audit_test_oversized_launch(float* x, int n, cudaStream_t stream) {
+  scale_kernel<<<1, 2048, 0, stream>>>(x, 2.0f, n);
+  return static_cast<int>(cudaGetLastError());
+}
+
 // The driver's own entry point, reached without linking libcuda (the function pointer comes from the
 // runtime), launching the CUfunction the runtime holds for scale_kernel.
 extern "C" int audit_test_driver_launch(float* x, int n, cudaStream_t stream) {

@@ -51,6 +51,7 @@ struct TestLibrary {
   int (*add_one)(float*, int, cudaStream_t) = nullptr;
   int (*launch_ex)(float*, int, cudaStream_t) = nullptr;
   int (*driver_launch)(float*, int, cudaStream_t) = nullptr;
+  int (*oversized_launch)(float*, int, cudaStream_t) = nullptr;
   int (*other_stream)(float*, int) = nullptr;
   int (*private_stream_graph)(float*, int, cudaStream_t) = nullptr;
   int (*given_stream_graph)(float*, int, cudaStream_t) = nullptr;
@@ -73,6 +74,7 @@ std::string load_library(const char* path, TestLibrary& lib) {
   find(handle, "audit_test_add_one", lib.add_one, missing);
   find(handle, "audit_test_launch_ex", lib.launch_ex, missing);
   find(handle, "audit_test_driver_launch", lib.driver_launch, missing);
+  find(handle, "audit_test_oversized_launch", lib.oversized_launch, missing);
   find(handle, "audit_test_other_stream", lib.other_stream, missing);
   find(handle, "audit_test_private_stream_graph", lib.private_stream_graph, missing);
   find(handle, "audit_test_given_stream_graph", lib.given_stream_graph, missing);
@@ -209,6 +211,32 @@ TEST_F(LaunchAuditGpuTest, OwnLaunchesCountAsOwnWithTheSharedRuntime) {
 
 TEST_F(LaunchAuditGpuTest, OwnLaunchesCountAsOwnWithTheStaticRuntime) {
   own_launches_count_as_own(AUDIT_KERNELS_STATIC);
+}
+
+// A launch the driver refuses is still an own launch made (n_own) but one that ran nothing
+// (n_own_failed): a call whose own launches all failed ran no kernel of its own.
+TEST_F(LaunchAuditGpuTest, RefusedOwnLaunchesAreCountedAsFailed) {
+  ASSERT_NO_FATAL_FAILURE(install_and_load(AUDIT_KERNELS_SHARED));
+  const CallLaunches refused = call([&] {
+    EXPECT_NE(lib_.oversized_launch(x_, kN, given_), 0) << "a 2,048-thread block was launched";
+  });
+  print("an oversized own launch", refused);
+  EXPECT_EQ(refused.n_own, 1);
+  EXPECT_EQ(refused.n_own_failed, 1);
+  EXPECT_EQ(refused.n_foreign, 0);
+
+  const CallLaunches mixed = call([&] {
+    EXPECT_NE(lib_.oversized_launch(x_, kN, given_), 0);
+    ASSERT_CUDA(lib_.scale(x_, kN, 2.0f, given_));
+    ASSERT_CUDA(lib_.driver_launch(x_, kN, given_));
+  });
+  print("a refused launch, then two that ran", mixed);
+  EXPECT_EQ(mixed.n_own, 3);
+  EXPECT_EQ(mixed.n_own_failed, 1);
+  EXPECT_EQ(to_json(mixed).value("n_own_failed", -1), 1);
+
+  const CallLaunches next = call([&] { ASSERT_CUDA(lib_.scale(x_, kN, 2.0f, given_)); });
+  EXPECT_EQ(next.n_own_failed, 0) << "a refused launch of an earlier call counted again";
 }
 
 TEST_F(LaunchAuditGpuTest, CublasKernelsAreForeign) {

@@ -66,6 +66,25 @@ TEST_F(compile_pool, RequestsUnderOtherRulesAreNotShared) {
   EXPECT_EQ(b.get().status, Status::OK) << b.get().message;
 }
 
+// ...but they build once: the request that comes second waits for the first one's build (the
+// pool's other thread takes none of it) and is served from the cache.
+TEST_F(compile_pool, RequestsUnderOtherRulesBuildOnce) {
+  Compiler c = compiler();
+  CompilePool pool(c, 2);
+  CompileOptions strict = host_options(), kernelbench = host_options(), observe = host_options();
+  kernelbench.rules = common::RuleSet::KERNELBENCH;
+  observe.rules = common::RuleSet::OBSERVE;
+  auto a = pool.submit(host_candidate(400), "a.cpp", strict);
+  auto b = pool.submit(host_candidate(400), "a.cpp", kernelbench);
+  auto d = pool.submit(host_candidate(400), "a.cpp", observe);
+  int built = 0;
+  for (auto* f : {&a, &b, &d}) {
+    ASSERT_EQ(f->get().status, Status::OK) << f->get().message;
+    built += f->get().cache_hit ? 0 : 1;
+  }
+  EXPECT_EQ(built, 1) << "one build, two cache hits";
+}
+
 TEST_F(compile_pool, PoolDestructorFinishesQueuedWork) {
   Compiler c = compiler();
   std::vector<std::shared_future<CompileResult>> futures;

@@ -11,9 +11,9 @@ using nlohmann::json;
 
 json cpu_call(json refused) { return {{"ops", {{"intact", true}, {"refused", refused}}}}; }
 
-json gpu_call(int own, int foreign, int graphs = 0, bool intact = true) {
+json gpu_call(int own, int foreign, int graphs = 0, bool intact = true, int own_failed = 0) {
   return {{"ops", {{"intact", true}, {"refused", json::array()}}},
-          {"launches", {{"n_own", own}, {"n_foreign", foreign}, {"n_graph_launches", graphs}, {"audit_intact", intact},
+          {"launches", {{"n_own", own}, {"n_own_failed", own_failed}, {"n_foreign", foreign}, {"n_graph_launches", graphs}, {"audit_intact", intact},
                         {"foreign_kernels", foreign ? json::array({"ampere_sgemm"}) : json::array()}}}};
 }
 
@@ -42,6 +42,18 @@ TEST(CallEvidence, TellsCallsWithAndWithoutOwnKernelsApartOnAGpu) {
   EXPECT_EQ(j["with_foreign_kernels"], 1);
   EXPECT_EQ(j["foreign_kernels"], json::array({"ampere_sgemm"}));
   EXPECT_TRUE(j["launches_intact"]);
+}
+
+// A launch the driver refused (a block too large: the trigger of many try/except fallbacks) ran
+// nothing: a call whose own launches all failed is a call without an own kernel.
+TEST(CallEvidence, ARefusedOwnLaunchIsNoOwnKernel) {
+  CallEvidence e;
+  e.add(gpu_call(1, 0));
+  e.add(gpu_call(1, 2, 0, true, 1));  // refused, then PyTorch's kernel
+  e.add(gpu_call(2, 0, 0, true, 1));  // one refused, one ran
+  const json j = e.to_json();
+  EXPECT_EQ(j["with_own_kernels"], 2);
+  EXPECT_EQ(j["without_own_kernels"], 1);
 }
 
 TEST(CallEvidence, AMissingOrSwitchedOffRecordIsSaid) {
