@@ -60,6 +60,7 @@ struct Engine::Prepared {
   std::optional<task::ManifestEntry> manifest;  // the task's entry in manifest.json beside it, if any
   std::shared_future<compile::CompileResult> compiled;
   std::optional<EvalResult> early;  // decided before any compile (file over the size limit)
+  std::vector<std::string> warnings;  // kernelbench acceptance: what KernelBench's checker would flag
   clock_type::time_point t_start;
 };
 
@@ -70,6 +71,10 @@ common::Expected<std::unique_ptr<Engine>> Engine::create(EngineConfig config) {
   fs::path cache = config.cache_dir.empty() ? common::cache_root() / "compile" : config.cache_dir;
   e->compiler_ = std::make_unique<compile::Compiler>(*toolchain, cache);
   e->pool_ = std::make_unique<compile::CompilePool>(*e->compiler_, config.n_compile_threads);
+  for (const auto& folder : config.untrusted_task_folders) {
+    std::error_code ec;
+    e->untrusted_roots_.push_back(fs::weakly_canonical(fs::absolute(folder), ec));
+  }
   // One folder of the engine's own: the device lock and the workers' scratch folders (their
   // children's logs), removed with the engine even where a worker had to be killed.
   auto own_dir = common::make_temp_dir(fs::temp_directory_path(), "kernelrl-engine-");
@@ -221,6 +226,10 @@ common::Expected<Engine::Prepared> Engine::prepare(const EvalJob& job) {
   options.extra_read_roots = config_.compile_read_roots;
   double limit_s = p.format == common::Format::KERNELBENCH ? config_.kernelbench_compile_timeout_s : config_.compile_timeout_s;
   options.time_limit = std::chrono::milliseconds(static_cast<long>(limit_s * 1000));
+  if (p.format == common::Format::KERNELBENCH && common::kernelbench_acceptance(p.rules)) {
+    const std::string precision = options_for(job).precision;
+    p.warnings = compile::kernelbench_warnings(*source, precision.empty() || precision == "fp32");
+  }
   p.compiled = pool_->submit(*source, job.candidate.filename().string(), options);
   return p;
 }
@@ -346,12 +355,7 @@ common::Expected<EvalResult> Engine::finish(const EvalJob& job, Prepared& p) {
   r.candidate = job.candidate.string();
   r.format = std::string(common::to_string(p.format));
   r.rules = std::string(common::to_string(p.rules));
-  if (p.format == common::Format::KERNELBENCH && common::kernelbench_acceptance(p.rules)) {
-    if (auto source = common::read_file(job.candidate, kMaxCandidateBytes)) {
-      const std::string precision = options_for(job).precision;
-      r.warnings = compile::kernelbench_warnings(*source, precision.empty() || precision == "fp32");
-    }
-  }
+  r.warnings = p.warnings;
   r.cache_hit = cache_hit;
   r.phases_ms["compile"] = t_compile_ms;
   r.phases_ms["total"] = std::chrono::duration<double, std::milli>(clock_type::now() - p.t_start).count();
@@ -508,8 +512,8 @@ common::Expected<ChildRecord> Engine::run_task_info(const fs::path& task, const 
 bool Engine::task_is_untrusted(const fs::path& task) const {
   std::error_code ec;
   const fs::path file = fs::weakly_canonical(fs::absolute(task), ec);
-  for (const auto& folder : config_.untrusted_task_folders) {
-    const fs::path relative = file.lexically_relative(fs::weakly_canonical(fs::absolute(folder), ec));
+  for (const auto& root : untrusted_roots_) {
+    const fs::path relative = file.lexically_relative(root);
     if (!relative.empty() && relative != "." && *relative.begin() != "..") return true;
   }
   return false;

@@ -151,6 +151,7 @@ class Engine {
   WorkerLease lease_worker();
 
   std::filesystem::path own_dir_;  // the workers' sandbox::DeviceLock and scratch folders
+  std::vector<std::filesystem::path> untrusted_roots_;  // untrusted_task_folders, canonical, at create
   std::vector<std::unique_ptr<sandbox::WorkerClient>> workers_;
   std::vector<sandbox::WorkerClient*> idle_workers_;
   std::mutex workers_mutex_;

@@ -37,7 +37,7 @@ common::Fallible write_solutions(std::vector<Planned>& plan, const std::filesyst
     if (p.solution.code.empty() || p.task.empty()) continue;
     p.candidate = dir / (file_name_for(p.solution.name) + ".py");
     if (std::filesystem::exists(p.candidate, ec)) {
-      auto there = common::read_file(p.candidate, 4ull << 20);
+      auto there = common::read_file(p.candidate, p.solution.code.size() + 1);  // larger: other code
       if (there && *there == p.solution.code) continue;
       return common::make_error(p.candidate.string() + " holds other code than " + p.solution.origin +
                                 ": this folder belongs to another audit; give another --out");
