@@ -10,7 +10,7 @@ width = 512
 
 
 class Model(nn.Module):
-    """Applies batch normalization with stored running statistics (the engine runs the model in eval mode)."""
+    """Applies batch normalization with stored running statistics, in any module mode."""
 
     def __init__(self, num_features: int):
         super().__init__()
@@ -23,7 +23,10 @@ class Model(nn.Module):
             self.bn.running_var.uniform_(0.5, 2.0)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.bn(x)
+        # The running statistics whatever the module's mode (the engine evaluates models in eval
+        # mode, KernelBench's harness in training mode, where self.bn(x) would use the batch's).
+        bn = self.bn
+        return nn.functional.batch_norm(x, bn.running_mean, bn.running_var, bn.weight, bn.bias, training=False, eps=bn.eps)
 
 
 def get_inputs():

@@ -1,4 +1,4 @@
-# Level 2 task: Conv2d(128->256, k3x3, stride 2, pad 1) -> BatchNorm2d (training mode) -> ReLU -> MaxPool2d(2).
+# Level 2 task: Conv2d(128->256, k3x3, stride 2, pad 1) -> BatchNorm2d (batch statistics, as in training mode) -> ReLU -> MaxPool2d(2).
 # Sizes: x (32, 128, 128, 128) -> output (32, 256, 32, 32) (float32).
 import torch
 import torch.nn as nn
@@ -15,12 +15,14 @@ pool_kernel_size = 2
 
 
 class Model(nn.Module):
-    """Conv2d(128->256, k3x3, stride 2, pad 1), then BatchNorm2d (training mode), ReLU, MaxPool2d(2)."""
+    """Conv2d(128->256, k3x3, stride 2, pad 1), then BatchNorm2d (batch statistics, as in training mode), ReLU, MaxPool2d(2)."""
 
     def __init__(self, in_channels, out_channels, kernel_size, stride, padding, pool_kernel_size):
         super().__init__()
         self.conv = nn.Conv2d(in_channels, out_channels, kernel_size, stride=stride, padding=padding)
-        self.bn = nn.BatchNorm2d(out_channels)
+        # Batch statistics whatever the module's mode (the engine evaluates models in eval mode,
+        # KernelBench's harness in training mode): no running buffers to fall back on.
+        self.bn = nn.BatchNorm2d(out_channels, track_running_stats=False)
         self.pool = nn.MaxPool2d(pool_kernel_size)
 
     def forward(self, x):

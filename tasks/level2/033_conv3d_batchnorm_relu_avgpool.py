@@ -1,4 +1,4 @@
-# Level 2 task: Conv3d(3->32, k3x3x3, pad 1) -> BatchNorm3d (training mode) -> ReLU -> AvgPool3d((1, 2, 2)).
+# Level 2 task: Conv3d(3->32, k3x3x3, pad 1) -> BatchNorm3d (batch statistics, as in training mode) -> ReLU -> AvgPool3d((1, 2, 2)).
 # Sizes: x (16, 3, 16, 112, 112) -> output (16, 32, 16, 56, 56) (float32).
 import torch
 import torch.nn as nn
@@ -15,12 +15,14 @@ pool_kernel_size = (1, 2, 2)
 
 
 class Model(nn.Module):
-    """Conv3d(3->32, k3x3x3, pad 1), then BatchNorm3d (training mode), ReLU, AvgPool3d((1, 2, 2))."""
+    """Conv3d(3->32, k3x3x3, pad 1), then BatchNorm3d (batch statistics, as in training mode), ReLU, AvgPool3d((1, 2, 2))."""
 
     def __init__(self, in_channels, out_channels, kernel_size, padding, pool_kernel_size):
         super().__init__()
         self.conv = nn.Conv3d(in_channels, out_channels, kernel_size, padding=padding)
-        self.bn = nn.BatchNorm3d(out_channels)
+        # Batch statistics whatever the module's mode (the engine evaluates models in eval mode,
+        # KernelBench's harness in training mode): no running buffers to fall back on.
+        self.bn = nn.BatchNorm3d(out_channels, track_running_stats=False)
         self.pool = nn.AvgPool3d(pool_kernel_size)
 
     def forward(self, x):

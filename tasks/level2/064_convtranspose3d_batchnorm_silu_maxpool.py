@@ -1,4 +1,4 @@
-# Level 2 task: ConvTranspose3d(64->64, k3x3x3, pad 1) -> BatchNorm3d (training mode) -> SiLU -> MaxPool3d(2).
+# Level 2 task: ConvTranspose3d(64->64, k3x3x3, pad 1) -> BatchNorm3d (batch statistics, as in training mode) -> SiLU -> MaxPool3d(2).
 # Sizes: x (8, 64, 16, 32, 32) -> output (8, 64, 8, 16, 16) (float32).
 import torch
 import torch.nn as nn
@@ -16,12 +16,14 @@ pool_kernel_size = 2
 
 
 class Model(nn.Module):
-    """ConvTranspose3d(64->64, k3x3x3, pad 1), then BatchNorm3d (training mode), SiLU, MaxPool3d(2)."""
+    """ConvTranspose3d(64->64, k3x3x3, pad 1), then BatchNorm3d (batch statistics, as in training mode), SiLU, MaxPool3d(2)."""
 
     def __init__(self, in_channels, out_channels, kernel_size, padding, pool_kernel_size):
         super().__init__()
         self.conv = nn.ConvTranspose3d(in_channels, out_channels, kernel_size, padding=padding)
-        self.bn = nn.BatchNorm3d(out_channels)
+        # Batch statistics whatever the module's mode (the engine evaluates models in eval mode,
+        # KernelBench's harness in training mode): no running buffers to fall back on.
+        self.bn = nn.BatchNorm3d(out_channels, track_running_stats=False)
         self.pool = nn.MaxPool3d(pool_kernel_size)
 
     def forward(self, x):

@@ -1,4 +1,4 @@
-# Level 2 task: Linear(2048->2048) -> BatchNorm1d (training mode) -> Tanh.
+# Level 2 task: Linear(2048->2048) -> BatchNorm1d (batch statistics, as in training mode) -> Tanh.
 # Sizes: x (4096, 2048) -> output (4096, 2048) (float32).
 import torch
 import torch.nn as nn
@@ -9,12 +9,14 @@ out_features = 2048
 
 
 class Model(nn.Module):
-    """Linear(2048->2048), then BatchNorm1d (training mode), Tanh."""
+    """Linear(2048->2048), then BatchNorm1d (batch statistics, as in training mode), Tanh."""
 
     def __init__(self, in_features, out_features):
         super().__init__()
         self.linear = nn.Linear(in_features, out_features)
-        self.bn = nn.BatchNorm1d(out_features)
+        # Batch statistics whatever the module's mode (the engine evaluates models in eval mode,
+        # KernelBench's harness in training mode): no running buffers to fall back on.
+        self.bn = nn.BatchNorm1d(out_features, track_running_stats=False)
 
     def forward(self, x):
         x = self.linear(x)
