@@ -39,6 +39,10 @@ SINGLE_M="${SINGLE_M:-16}" MULTI_M="${MULTI_M:-4}" MULTI_N="${MULTI_N:-4}"
 HELDOUT_M="${HELDOUT_M:-4}" HELDOUT_N="${HELDOUT_N:-2}" HELDOUT_EVERY="${HELDOUT_EVERY:-5}"
 SEED="${SEED:-1}" FORMAT="${FORMAT:-native}" SIZE="${SIZE:-full}" TEMPERATURE="${TEMPERATURE:-0.9}"
 DEVICE="${DEVICE:-auto}"
+# Far held-out tasks (issue 41): level-1 operators unlike the starter ops (norms, reductions, scans,
+# pooling, a matrix-vector product, a loss, log-softmax), evaluated with the held-out ops and
+# reported apart (heldout_far/...). FAR= (empty) leaves them out.
+FAR="${FAR-tasks/level1/004_layernorm.py tasks/level1/044_groupnorm.py tasks/level1/046_rmsnorm.py tasks/level1/062_argmax.py tasks/level1/065_std_reduction.py tasks/level1/067_cumsum.py tasks/level1/069_reverse_cumsum.py tasks/level1/006_maxpool2d.py tasks/level1/054_avgpool2d.py tasks/level1/009_matvec.py tasks/level1/092_mse_loss.py tasks/level1/040_log_softmax.py}"
 export PATH="$PATH:/usr/local/cuda/bin"
 
 # The model: $MODEL, or the default one, assembled from carried parts where those exist.
@@ -74,6 +78,8 @@ rl=("${common[@]}" --split train --reward kernel --tasks-per-step "$TASKS" --lr 
     --max-new-tokens "$NEW_TOKENS" --temperature "$TEMPERATURE" --max-grad-norm 1.0 --seed "$SEED"
     --heldout-split test --heldout-every "$HELDOUT_EVERY" --heldout-trajectories "$HELDOUT_M"
     --heldout-turns "$HELDOUT_N")
+# shellcheck disable=SC2206  # FAR is a list of paths without spaces
+[ -n "$FAR" ] && rl+=(--heldout-far $FAR)
 sft_model="$state/sft/checkpoint"
 
 # A phase: runs `kernelrl ARGS` under what is left of the deadline; rc 124 means cut short.
@@ -112,6 +118,9 @@ start_run() {
     mkdir -p "$state/$name/heldout"
     cp -r "$state/eval/heldout/step-00000" "$state/$name/heldout/"
     rm -f "$state/$name/heldout/step-00000/metrics.json"
+    if [ -d "$state/eval/heldout-far/step-00000" ]; then
+      mkdir -p "$state/$name/heldout-far" && cp -r "$state/eval/heldout-far/step-00000" "$state/$name/heldout-far/"
+    fi
   fi
   run_phase "$name" train --model "$sft_model" "${rl[@]}" --steps "$STEPS" "$@" --out "$state/$name"
 }

@@ -78,23 +78,32 @@ def main():
                    f"(w_correct {r['score']['w_correct']}), returns {r['return']['kind']} gamma {r['return']['gamma']}, "
                    f"advantage {r['advantage']['kind']}.")
     out.append("")
-    out.append("| policy | RL steps done | RL samples drawn | held-out correct at turn 1 | trajectories correct "
-               "(any turn) | ops solved | all held-out turns correct | mean speedup of correct | mean best speedup "
-               "(incorrect: 0) | degenerate |")
-    out.append("|---|---|---|---|---|---|---|---|---|---|")
-    rows = [("SFT only", runs["eval"], 0)]
+    rows = [("SFT only", runs["eval"])]
     for name, label in (("single", "SFT + single-turn RL"), ("multi", "SFT + multi-turn RL")):
-        rows.append((label, runs[name], None))
-    for label, log, _ in rows:
-        step, h = last_heldout(log)
-        if h is None:
-            out.append(f"| {label} | - | - | not run | | | | | | |")
-            continue
-        trained = sum(int(line.get("n_episodes", 0)) for s, line in log.items() if 0 < s <= step)
-        out.append(f"| {label} | {step} | {trained} | {pct(h.get('heldout/turn1_correct_rate'))} | "
-                   f"{pct(h.get('heldout/trajectory_correct_rate'))} | {pct(h.get('heldout/tasks_solved_frac'))} | "
-                   f"{pct(h.get('heldout/correct_rate'))} | {num(h.get('heldout/mean_speedup_correct'))} | "
-                   f"{num(h.get('heldout/mean_best_speedup'))} | {pct(h.get('heldout/degenerate_frac'))} |")
+        rows.append((label, runs[name]))
+    far = any_settings.get("heldout", {}).get("far_tasks") if any_settings else None
+    for prefix, title in (("heldout", None), ("heldout_far", "Far held-out tasks")):
+        if prefix == "heldout_far":
+            if not far:
+                continue
+            out.append("")
+            out.append(f"{title} ({len(far)}: " + ", ".join(Path(t).stem for t in far) + "), the same evaluation:")
+            out.append("")
+        out.append("| policy | RL steps done | RL samples drawn | held-out correct at turn 1 | trajectories correct "
+                   "(any turn) | ops solved | all held-out turns correct | mean speedup of correct | mean best speedup "
+                   "(incorrect: 0) | degenerate |")
+        out.append("|---|---|---|---|---|---|---|---|---|---|")
+        for label, log in rows:
+            step, h = last_heldout(log)
+            if h is None:
+                out.append(f"| {label} | - | - | not run | | | | | | |")
+                continue
+            k = prefix + "/"
+            trained = sum(int(line.get("n_episodes", 0)) for s, line in log.items() if 0 < s <= step)
+            out.append(f"| {label} | {step} | {trained} | {pct(h.get(k + 'turn1_correct_rate'))} | "
+                       f"{pct(h.get(k + 'trajectory_correct_rate'))} | {pct(h.get(k + 'tasks_solved_frac'))} | "
+                       f"{pct(h.get(k + 'correct_rate'))} | {num(h.get(k + 'mean_speedup_correct'))} | "
+                       f"{num(h.get(k + 'mean_best_speedup'))} | {pct(h.get(k + 'degenerate_frac'))} |")
     for name in ("single", "multi"):
         log = runs[name]
         if not log:

@@ -12,6 +12,9 @@ namespace kernelrl::train {
 using common::make_error;
 
 common::Fallible check(const HeldOutConfig& c) {
+  if (!c.enabled() && !c.far_tasks.empty()) {
+    return make_error("--heldout-far needs --heldout-split: the far tasks are evaluated with the held-out ones");
+  }
   if (!c.enabled()) return common::Ok{};
   if (c.split != "train" && c.split != "test" && c.split != "all") {
     return make_error("--heldout-split '" + c.split + "': expected test, train or all");
@@ -27,7 +30,7 @@ bool heldout_due(const HeldOutConfig& c, int steps_done, int n_steps) {
   return steps_done == 0 || steps_done == n_steps || (c.every > 0 && steps_done % c.every == 0);
 }
 
-nlohmann::json heldout_metrics(const std::vector<trajectory::TurnRecord>& records) {
+nlohmann::json heldout_metrics(const std::vector<trajectory::TurnRecord>& records, const std::string& prefix) {
   int answered = 0, correct = 0, turn1 = 0, turn1_correct = 0, degenerate = 0;
   double reward = 0, speedup_sum = 0;
   std::map<std::pair<std::string, int>, double> best;  // (task, trajectory) -> best correct speedup, -1: none
@@ -55,15 +58,15 @@ nlohmann::json heldout_metrics(const std::vector<trajectory::TurnRecord>& record
     best_sum += std::max(b, 0.0);
   }
   auto frac = [](double a, double b) { return b > 0 ? a / b : 0.0; };
-  return {{"heldout/n_answered", answered},
-          {"heldout/correct_rate", frac(correct, answered)},
-          {"heldout/turn1_correct_rate", frac(turn1_correct, turn1)},
-          {"heldout/trajectory_correct_rate", frac(trajectories_correct, static_cast<double>(best.size()))},
-          {"heldout/tasks_solved_frac", frac(static_cast<double>(solved.size()), static_cast<double>(tasks.size()))},
-          {"heldout/mean_speedup_correct", frac(speedup_sum, correct)},
-          {"heldout/mean_best_speedup", frac(best_sum, static_cast<double>(best.size()))},
-          {"heldout/reward_mean", frac(reward, answered)},
-          {"heldout/degenerate_frac", frac(degenerate, answered)}};
+  return {{prefix + "/n_answered", answered},
+          {prefix + "/correct_rate", frac(correct, answered)},
+          {prefix + "/turn1_correct_rate", frac(turn1_correct, turn1)},
+          {prefix + "/trajectory_correct_rate", frac(trajectories_correct, static_cast<double>(best.size()))},
+          {prefix + "/tasks_solved_frac", frac(static_cast<double>(solved.size()), static_cast<double>(tasks.size()))},
+          {prefix + "/mean_speedup_correct", frac(speedup_sum, correct)},
+          {prefix + "/mean_best_speedup", frac(best_sum, static_cast<double>(best.size()))},
+          {prefix + "/reward_mean", frac(reward, answered)},
+          {prefix + "/degenerate_frac", frac(degenerate, answered)}};
 }
 
 }  // namespace kernelrl::train

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,10 @@ struct HeldOutConfig {
   int n_trajectories = 8;       // m per held-out task
   int n_turns = 1;              // n per trajectory (turn 1 is the single-turn measure)
   std::uint64_t seed = 20261201;  // the sampler's seed for every evaluation, whatever the step
+  // Far held-out tasks (files or folders, any split): evaluated with the near ones, the same way,
+  // into RUN/heldout-far/ and reported apart (`heldout_far/...`): operators unlike the training
+  // ones (issue 41), where the split's held-out ops are near-twins of trained ones.
+  std::vector<std::filesystem::path> far_tasks;
 
   bool enabled() const { return !split.empty(); }
 };
@@ -34,11 +39,11 @@ common::Fallible check(const HeldOutConfig& config);
 // Whether the policy after `steps_done` of `n_steps` steps is evaluated.
 bool heldout_due(const HeldOutConfig& config, int steps_done, int n_steps);
 
-// The evaluation's numbers as `heldout/...` keys over the turns the model answered:
+// The evaluation's numbers as `PREFIX/...` keys (`heldout`, `heldout_far`) over the turns the model answered:
 // correct_rate (every turn), turn1_correct_rate, trajectory_correct_rate (any turn of the
 // trajectory correct), tasks_solved_frac (any turn of any trajectory), mean_speedup_correct,
 // mean_best_speedup (per trajectory its best correct speedup, 0 when none: incorrect counts as 0),
 // reward_mean, degenerate_frac, n_answered.
-nlohmann::json heldout_metrics(const std::vector<trajectory::TurnRecord>& records);
+nlohmann::json heldout_metrics(const std::vector<trajectory::TurnRecord>& records, const std::string& prefix = "heldout");
 
 }  // namespace kernelrl::train

@@ -54,7 +54,14 @@ json describe(const TrainConfig& c) {
                                 n_steps, tasks_per_step, seed, lr, weight_decay, adam_beta1, adam_beta2,
                                 activation_checkpointing,  // memory only: the gradients are the same
                                 reward, rollout_config, policy_config, update_config, heldout] = c;
-  const auto& [heldout_split, heldout_every, heldout_m, heldout_n, heldout_seed] = heldout;
+  const auto& [heldout_split, heldout_every, heldout_m, heldout_n, heldout_seed, heldout_far] = heldout;
+  json heldout_settings = {{"split", heldout_split}, {"every", heldout_every}, {"trajectories", heldout_m},
+                           {"turns", heldout_n}, {"seed", heldout_seed}};
+  if (!heldout_far.empty()) {  // absent without far tasks, as in runs from before them
+    json far = json::array();
+    for (const auto& t : heldout_far) far.push_back(t.string());
+    heldout_settings["far_tasks"] = std::move(far);
+  }
   return {{"model", model_path.string()},
           {"tokenizer", tokenizer_path.string()},
           {"n_steps", n_steps},
@@ -65,8 +72,7 @@ json describe(const TrainConfig& c) {
           {"rollout", rollout::describe_settings(rollout_config)},
           {"policy", describe(policy_config)},
           {"update", describe(update_config)},
-          {"heldout", {{"split", heldout_split}, {"every", heldout_every}, {"trajectories", heldout_m},
-                       {"turns", heldout_n}, {"seed", heldout_seed}}}};
+          {"heldout", heldout_settings}};
 }
 
 namespace {

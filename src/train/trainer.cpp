@@ -298,29 +298,73 @@ rollout::RolloutConfig rollout_over(const TrainConfig& c, std::vector<fs::path> 
   return rc;
 }
 
+// A held-out set: the near one (the held-out split of --tasks) or the far one
+// (HeldOutConfig::far_tasks), each with its folder under RUN and its log keys' prefix.
+struct HeldOutSet {
+  std::string folder;  // heldout, heldout-far
+  std::string prefix;  // heldout, heldout_far
+  std::string split;   // what its rollout selects
+  std::vector<task::SelectedTask> tasks;
+};
+
 // The held-out evaluation of the policy after `steps_done` steps (train/heldout.hpp): a rollout of
-// the held-out tasks into RUN/heldout/step-NNNNN/ (resumed like any rollout when a killed run
-// comes back to it), with the held-out seed, whatever the step.
-common::Expected<json> evaluate_heldout(const TrainConfig& c, const std::vector<task::SelectedTask>& tasks,
-                                        Sampler& sampler, rollout::Evaluator& scorer, int steps_done) {
-  std::vector<fs::path> files;
-  for (const auto& t : tasks) files.push_back(t.given);
-  rollout::RolloutConfig rc = rollout_over(c, std::move(files), c.run_dir / "heldout" / step_name(steps_done),
-                                           c.heldout.n_trajectories, c.heldout.n_turns);
-  rc.split = c.heldout.split;
-  rc.strategy = rollout::Strategy::MXN;
-  sampler.reseed(c.heldout.seed);
-  const auto t0 = std::chrono::steady_clock::now();
-  std::vector<trajectory::TurnRecord> records;
-  auto rolled = rollout::RolloutRunner(rc, sampler.policy(), scorer).run(&records);
-  if (!rolled) return make_error("held-out evaluation after step " + std::to_string(steps_done) + ": " + rolled.error().message);
-  json metrics = heldout_metrics(records);
-  metrics["time/heldout_s"] = common::seconds_since(t0);
-  std::fprintf(stderr, "held-out after step %d: correct %.3f (turn 1 %.3f), tasks solved %.3f, mean speedup of correct %.3f, %.1f s\n",
-               steps_done, metrics["heldout/correct_rate"].get<double>(), metrics["heldout/turn1_correct_rate"].get<double>(),
-               metrics["heldout/tasks_solved_frac"].get<double>(), metrics["heldout/mean_speedup_correct"].get<double>(),
-               metrics["time/heldout_s"].get<double>());
-  return metrics;
+// each set's tasks into RUN/<folder>/step-NNNNN/ (resumed like any rollout when a killed run comes
+// back to it), with the held-out seed, whatever the step; the sets' metrics in one object.
+common::Expected<json> evaluate_heldout(const TrainConfig& c, const std::vector<HeldOutSet>& sets, Sampler& sampler,
+                                        rollout::Evaluator& scorer, int steps_done) {
+  json all = json::object();
+  for (const HeldOutSet& set : sets) {
+    std::vector<fs::path> files;
+    for (const auto& t : set.tasks) files.push_back(t.given);
+    rollout::RolloutConfig rc = rollout_over(c, std::move(files), c.run_dir / set.folder / step_name(steps_done),
+                                             c.heldout.n_trajectories, c.heldout.n_turns);
+    rc.split = set.split;
+    rc.strategy = rollout::Strategy::MXN;
+    sampler.reseed(c.heldout.seed);
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<trajectory::TurnRecord> records;
+    auto rolled = rollout::RolloutRunner(rc, sampler.policy(), scorer).run(&records);
+    if (!rolled) {
+      return make_error(set.folder + " evaluation after step " + std::to_string(steps_done) + ": " + rolled.error().message);
+    }
+    json metrics = heldout_metrics(records, set.prefix);
+    const std::string p = set.prefix + "/";
+    metrics["time/" + set.prefix + "_s"] = common::seconds_since(t0);
+    std::fprintf(stderr, "%s after step %d: correct %.3f (turn 1 %.3f), tasks solved %.3f, mean speedup of correct %.3f, %.1f s\n",
+                 set.folder.c_str(), steps_done, metrics[p + "correct_rate"].get<double>(),
+                 metrics[p + "turn1_correct_rate"].get<double>(), metrics[p + "tasks_solved_frac"].get<double>(),
+                 metrics[p + "mean_speedup_correct"].get<double>(), metrics["time/" + set.prefix + "_s"].get<double>());
+    all.update(metrics);
+  }
+  return all;
+}
+
+// The held-out sets of a run: none without --heldout-split; the far one only with --heldout-far,
+// none of whose tasks may be trained on or be one of the near held-out ones (its numbers would
+// not be far then).
+common::Expected<std::vector<HeldOutSet>> heldout_sets(const TrainConfig& c, const std::vector<task::SelectedTask>& trained) {
+  std::vector<HeldOutSet> sets;
+  if (!c.heldout.enabled()) return sets;
+  auto near = task::select_tasks(c.rollout.tasks, c.heldout.split, c.rollout.task_size);
+  if (!near) return make_error("--heldout-split " + c.heldout.split + ": " + near.error().message);
+  sets.push_back({"heldout", "heldout", c.heldout.split, std::move(*near)});
+  if (c.heldout.far_tasks.empty()) return sets;
+  auto far = task::select_tasks(c.heldout.far_tasks, "all", c.rollout.task_size);
+  if (!far) return make_error("--heldout-far: " + far.error().message);
+  const std::pair<const std::vector<task::SelectedTask>*, const char*> others[] = {
+      {&trained, "a training task"}, {&sets.front().tasks, "a near held-out task"}};
+  for (const auto& f : *far) {
+    for (const auto& [other, what] : others) {
+      for (const auto& t : *other) {
+        if (t.id == f.id) {
+          return make_error("--heldout-far: " + f.given.string() + " is also " + what + " (" + t.given.string() +
+                            "): far tasks must be unlike both");
+        }
+      }
+    }
+  }
+  sets.push_back({"heldout-far", "heldout_far", "all", std::move(*far)});
+  return sets;
 }
 
 }  // namespace
@@ -335,12 +379,8 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
   // each rollout gets the files as given and sizes them itself.
   auto tasks = task::select_tasks(config.rollout.tasks, config.rollout.split, config.rollout.task_size);
   if (!tasks) return tasks.error();
-  std::vector<task::SelectedTask> heldout_tasks;
-  if (config.heldout.enabled()) {
-    auto loaded = task::select_tasks(config.rollout.tasks, config.heldout.split, config.rollout.task_size);
-    if (!loaded) return make_error("--heldout-split " + config.heldout.split + ": " + loaded.error().message);
-    heldout_tasks = std::move(*loaded);
-  }
+  auto sets = heldout_sets(config, *tasks);
+  if (!sets) return sets.error();
   FormatRewardEvaluator format_reward;
   rollout::Evaluator& scorer = config.reward == "format" ? static_cast<rollout::Evaluator&>(format_reward) : *evaluator;
   auto settings = run_settings(config, scorer);
@@ -395,7 +435,7 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
   // The starting policy's held-out line (step 0), unless a killed run already wrote it.
   if (writes_run && state.steps_done == 0 && heldout_due(config.heldout, 0, config.n_steps) &&
       !fs::exists(config.run_dir / "heldout" / step_name(0) / "metrics.json")) {
-    auto metrics = evaluate_heldout(config, heldout_tasks, sampler, scorer, 0);
+    auto metrics = evaluate_heldout(config, *sets, sampler, scorer, 0);
     if (!metrics) return metrics.error();
     json line = {{"step", 0}};
     line.update(*metrics);
@@ -467,7 +507,7 @@ common::Expected<TrainSummary> run_training(const TrainConfig& config, rollout::
     // held-out one resume from their files) instead of losing the held-out point.
     json heldout;
     if (writes_run && heldout_due(config.heldout, step + 1, config.n_steps)) {
-      auto metrics = evaluate_heldout(config, heldout_tasks, sampler, scorer, step + 1);
+      auto metrics = evaluate_heldout(config, *sets, sampler, scorer, step + 1);
       if (!metrics) return metrics.error();
       heldout = std::move(*metrics);
     }

@@ -68,8 +68,10 @@ TEST(AuditRow, AFallbackThatRanAndClaimsThatDoNotHold) {
   EXPECT_EQ(torch_only.claim, "does not hold: own kernel in none (0 of 10)");
 }
 
-// A fallback after a failed launch of its own kernel: the launch still counts, PyTorch computed in
-// those calls only (the parity corpus's try_fallback_sometimes on an H100: 37 of 112 calls).
+// A fallback that ran in calls where its own kernel also ran (a launch that succeeded, then a
+// failure after it): PyTorch computed in those calls only. (Until n_own_failed, a refused launch
+// counted as an own kernel and the parity corpus's try_fallback_sometimes read so on an H100: 37
+// of 112 calls.)
 TEST(AuditRow, CallsWhereOnlySomeRanPytorchRanTheFallback) {
   const AuditRow some = audit_row(solution(kTryCode, std::nullopt), "t", "", kTryRefused, kTryRefused,
                                   record("OK", 0.6, gpu_calls(112, 112, 37)), 0.1);

@@ -403,6 +403,62 @@ TEST(Trainer, HeldOutEvaluationBeforeTheFirstStepEveryKStepsAndAfterTheLast) {
   fs::remove_all(root);
 }
 
+// Far held-out tasks (--heldout-far): evaluated with the near ones, the same way, into
+// RUN/heldout-far/ and logged apart as heldout_far/...; refused without --heldout-split and when a
+// far task is also trained on.
+TEST(Trainer, FarHeldOutTasksAreEvaluatedAndReportedApart) {
+  const fs::path root = scratch() / "heldout-far";
+  TrainConfig c = tiny_run(root);
+  c.n_steps = 1;
+  c.heldout.split = "all";
+  c.heldout.n_trajectories = 2;
+  c.heldout.n_turns = 1;
+  c.heldout.far_tasks = {kSource / "tests/ladder/task_softmax.py"};
+  auto r = run_training(c, nullptr);
+  ASSERT_TRUE(r) << r.error().message;
+  auto log = read_log(c.run_dir / "train_log.jsonl");
+  ASSERT_EQ(log.size(), 2u);
+  for (const auto& line : log) {
+    EXPECT_EQ(line["heldout/n_answered"], 2) << line.dump();
+    EXPECT_EQ(line["heldout_far/n_answered"], 2) << line.dump();  // 1 far task x 2 trajectories x 1 turn
+    for (const char* key : {"heldout_far/turn1_correct_rate", "heldout_far/tasks_solved_frac", "time/heldout_far_s"}) {
+      EXPECT_TRUE(line.contains(key)) << key;
+    }
+  }
+  for (const char* step : {"step-00000", "step-00001"}) {
+    const fs::path far = c.run_dir / "heldout-far" / step / "trajectories.jsonl";
+    ASSERT_TRUE(fs::exists(far)) << far;
+    std::ifstream in(far);
+    std::string line;
+    ASSERT_TRUE(std::getline(in, line));
+    EXPECT_NE(nlohmann::json::parse(line)["task"].get<std::string>().find("task_softmax.py"), std::string::npos) << line;
+  }
+  auto settings = nlohmann::json::parse(std::ifstream(c.run_dir / "train.json"));
+  EXPECT_EQ(settings["heldout"]["far_tasks"], nlohmann::json::array({(kSource / "tests/ladder/task_softmax.py").string()}));
+
+  TrainConfig other = c;  // the same run with other far tasks: another experiment
+  other.heldout.far_tasks.clear();
+  auto refused = run_training(other, nullptr);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("heldout"), std::string::npos) << refused.error().message;
+
+  TrainConfig trained = c;
+  trained.run_dir = root / "trained";
+  trained.heldout.far_tasks = {kSource / "tests/ladder/task_softmax_small.py"};
+  refused = run_training(trained, nullptr);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("is also a training task"), std::string::npos) << refused.error().message;
+
+  TrainConfig unscheduled = c;
+  unscheduled.run_dir = root / "unscheduled";
+  unscheduled.heldout.split.clear();
+  refused = run_training(unscheduled, nullptr);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("--heldout-far needs --heldout-split"), std::string::npos)
+      << refused.error().message;
+  fs::remove_all(root);
+}
+
 // `--size small` (the CPU size of tasks/starter): every step's rollout and the held-out one size the
 // task files themselves (before, the trainer handed them the sized copies, which have no size
 // "small" of their own, and the first rollout failed).

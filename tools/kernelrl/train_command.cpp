@@ -83,6 +83,9 @@ CLI::App* add_train_command(CLI::App& app, TrainArgs& args) {
                   "also evaluate the policy on this split of --tasks (test: the held-out ops) before the first "
                   "step, every --heldout-every steps and after the last; with --steps 0 only that")
       ->check(CLI::IsMember({"test", "train", "all"}));
+  cmd->add_option("--heldout-far", h.far_tasks,
+                  "far held-out tasks (files or folders, any split: operators unlike the trained ones), evaluated "
+                  "with --heldout-split's and reported apart (heldout_far/... in the log, RUN/heldout-far/)");
   cmd->add_option("--heldout-every", h.every, "steps between held-out evaluations (0: first and last only)")
       ->capture_default_str();
   cmd->add_option("--heldout-trajectories", h.n_trajectories, "held-out m: trajectories per task")->capture_default_str();
