@@ -82,13 +82,12 @@ def main():
     for name, label in (("single", "SFT + single-turn RL"), ("multi", "SFT + multi-turn RL")):
         rows.append((label, runs[name]))
     far = any_settings.get("heldout", {}).get("far_tasks") if any_settings else None
-    for prefix, title in (("heldout", None), ("heldout_far", "Far held-out tasks")):
-        if prefix == "heldout_far":
-            if not far:
-                continue
-            out.append("")
-            out.append(f"{title} ({len(far)}: " + ", ".join(Path(t).stem for t in far) + "), the same evaluation:")
-            out.append("")
+    sections = [("heldout", [])]  # (key prefix, the lines before its table)
+    if far:
+        sections.append(("heldout_far", ["", f"Far held-out tasks ({len(far)}: " +
+                                         ", ".join(Path(t).stem for t in far) + "), the same evaluation:", ""]))
+    for prefix, before in sections:
+        out.extend(before)
         out.append("| policy | RL steps done | RL samples drawn | held-out correct at turn 1 | trajectories correct "
                    "(any turn) | ops solved | all held-out turns correct | mean speedup of correct | mean best speedup "
                    "(incorrect: 0) | degenerate |")

@@ -329,11 +329,12 @@ common::Expected<json> evaluate_heldout(const TrainConfig& c, const std::vector<
     }
     json metrics = heldout_metrics(records, set.prefix);
     const std::string p = set.prefix + "/";
-    metrics["time/" + set.prefix + "_s"] = common::seconds_since(t0);
+    const double seconds = common::seconds_since(t0);
+    metrics["time/" + set.prefix + "_s"] = seconds;
     std::fprintf(stderr, "%s after step %d: correct %.3f (turn 1 %.3f), tasks solved %.3f, mean speedup of correct %.3f, %.1f s\n",
                  set.folder.c_str(), steps_done, metrics[p + "correct_rate"].get<double>(),
                  metrics[p + "turn1_correct_rate"].get<double>(), metrics[p + "tasks_solved_frac"].get<double>(),
-                 metrics[p + "mean_speedup_correct"].get<double>(), metrics["time/" + set.prefix + "_s"].get<double>());
+                 metrics[p + "mean_speedup_correct"].get<double>(), seconds);
     all.update(metrics);
   }
   return all;
